@@ -1,0 +1,102 @@
+/**
+ * Every error code and error shape rxmcp puts on the wire is built here, so a
+ * transport or a stage never invents one.
+ */
+import { errorResponse, type JsonRpcErrorObject, type JsonRpcErrorResponse, type JsonRpcId } from './protocol/jsonrpc.js';
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** Read-surface authorization deny (the contract's own code). */
+export const AUTHORIZATION_REQUIRED = -32090;
+
+/** Why a callback produced no result; the names the contract puts on the wire. */
+export type CallbackFailure = 'server_busy' | 'callback_timeout' | 'callback_crashed';
+
+function errorObject(code: number, message: string, data?: unknown): JsonRpcErrorObject {
+  return data === undefined ? { code, message } : { code, message, data };
+}
+
+export function parseError(detail?: string): JsonRpcErrorResponse {
+  return errorResponse(null, errorObject(PARSE_ERROR, detail ? `Parse error: ${detail}` : 'Parse error'));
+}
+
+export function invalidRequest(id: JsonRpcId, detail?: string): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(INVALID_REQUEST, detail ?? 'Invalid Request'));
+}
+
+export function methodNotFound(id: JsonRpcId, method: string): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(METHOD_NOT_FOUND, `Unknown method: ${method}`));
+}
+
+export function toolNotFound(id: JsonRpcId, tool: string): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(METHOD_NOT_FOUND, `Tool not found: ${tool}`));
+}
+
+export function invalidParams(id: JsonRpcId, message: string, data?: unknown): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(INVALID_PARAMS, message, data));
+}
+
+/** A read method's callback failed: busy, timed out or crashed. */
+export function callbackFailed(id: JsonRpcId, method: string, reason: CallbackFailure): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(INTERNAL_ERROR, 'MCP callback failed', { error: reason, method }));
+}
+
+export function readDenied(id: JsonRpcId, method: string, detail: string): JsonRpcErrorResponse {
+  return errorResponse(
+    id,
+    errorObject(AUTHORIZATION_REQUIRED, `authorization_required: ${method}`, {
+      error: 'authorization_required',
+      method,
+      detail,
+    }),
+  );
+}
+
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+
+export interface ErrorToolResult {
+  content: [TextContent];
+  isError: true;
+}
+
+/** A tool result that reports failure to the model rather than to the protocol. */
+export function errorToolResult(text: string): ErrorToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** tools/call whose callback failed: busy, timed out or crashed. */
+export function callbackFailedToolResult(reason: CallbackFailure): ErrorToolResult {
+  return errorToolResult(`Error: ${reason}`);
+}
+
+/** The machine-readable deny of a tools/call: a result, not a JSON-RPC error. */
+export function toolDenied(tool: string, decision: 'deny' | 'ask', detail: string): ErrorToolResult {
+  return errorToolResult(JSON.stringify({ error: 'authorization_required', tool, decision, detail }));
+}
+
+/** Thrown by a tool handler to report a failure whose message the client may see. */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+/** Thrown by createServer (and the network boot guards) on a configuration that must not start. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(
+    readonly option: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** handleMessage's caller gave up waiting (its timeoutMs ran out or its signal aborted). */
+export class CallerGoneError extends Error {
+  override name = 'CallerGoneError';
+}

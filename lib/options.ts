@@ -1,0 +1,175 @@
+/**
+ * Server options, their defaults, and the validation that makes createServer
+ * refuse to start on a bad value (a ConfigError naming the option).
+ */
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { Authorizer } from './authorizers.js';
+import { TRANSPORT_KINDS, type TransportKind } from './context.js';
+import { ConfigError } from './errors.js';
+import { isLogger, silentLogger, type Logger } from './logger.js';
+import { Registry } from './registry.js';
+import { isSensitiveTool } from './tool-def.js';
+import { PACKAGE_VERSION } from './version.js';
+
+export type AuthorizerSource = 'configured' | 'default';
+
+export interface ServerOptions {
+  registry?: Registry;
+  /** serverInfo.name; default `"rxmcp"`. */
+  name?: string;
+  /** serverInfo.version; default this package's version. */
+  serverVersion?: string;
+  /** Sent in the initialize result when set. */
+  instructions?: string;
+  maxInFlight?: number;
+  maxInFlightPerConnection?: number;
+  callbackTimeoutMs?: number;
+  elicitationTimeoutMs?: number;
+  maxParkedElicitations?: number;
+  maxParkedElicitationsTotal?: number;
+  maxClientCapabilities?: number;
+  authorizer?: Authorizer | null;
+  readAuthorizer?: Authorizer | null;
+  authorizerSource?: AuthorizerSource;
+  unknownToolReply?: ((name: string) => string | null | undefined) | null;
+  /** The transport declared for direct callers (handleMessage/request without a transport). */
+  transport?: TransportKind;
+  scheduler?: SchedulerLike;
+  logger?: Logger;
+}
+
+export interface ResolvedOptions {
+  registry: Registry;
+  name: string;
+  serverVersion: string;
+  instructions: string | undefined;
+  maxInFlight: number;
+  maxInFlightPerConnection: number;
+  callbackTimeoutMs: number;
+  elicitationTimeoutMs: number;
+  maxParkedElicitations: number;
+  maxParkedElicitationsTotal: number;
+  maxClientCapabilities: number;
+  authorizer: Authorizer | null;
+  readAuthorizer: Authorizer | null;
+  authorizerSource: AuthorizerSource;
+  unknownToolReply: ((name: string) => string | null | undefined) | null;
+  transport: TransportKind;
+  scheduler: SchedulerLike;
+  logger: Logger;
+}
+
+const KNOWN_OPTIONS = new Set<string>([
+  'registry', 'name', 'serverVersion', 'instructions', 'maxInFlight', 'maxInFlightPerConnection',
+  'callbackTimeoutMs', 'elicitationTimeoutMs', 'maxParkedElicitations', 'maxParkedElicitationsTotal',
+  'maxClientCapabilities', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
+  'transport', 'scheduler', 'logger',
+]);
+
+function positiveInteger(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(option, `${option} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function optionalFunction<T>(option: string, value: unknown): T | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'function') throw new ConfigError(option, `${option} must be a function or null`);
+  return value as T;
+}
+
+function nonEmptyString(option: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new ConfigError(option, `${option} must be a non-empty string`);
+  }
+  return value;
+}
+
+function isScheduler(value: unknown): value is SchedulerLike {
+  const s = value as SchedulerLike;
+  return typeof value === 'object' && value !== null && typeof s.now === 'function' && typeof s.schedule === 'function';
+}
+
+export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, `unknown option ${key}`);
+  }
+  const maxInFlight = positiveInteger('maxInFlight', options.maxInFlight, 32);
+  const maxInFlightPerConnection = positiveInteger(
+    'maxInFlightPerConnection',
+    options.maxInFlightPerConnection,
+    Math.max(Math.floor(maxInFlight / 2), 1),
+  );
+  if (maxInFlightPerConnection > maxInFlight) {
+    throw new ConfigError(
+      'maxInFlightPerConnection',
+      `maxInFlightPerConnection (${maxInFlightPerConnection}) may not exceed maxInFlight (${maxInFlight})`,
+    );
+  }
+  const maxParkedElicitationsTotal = positiveInteger('maxParkedElicitationsTotal', options.maxParkedElicitationsTotal, 256);
+  const maxParkedElicitations = positiveInteger('maxParkedElicitations', options.maxParkedElicitations, 32);
+  if (maxParkedElicitations > maxParkedElicitationsTotal) {
+    throw new ConfigError(
+      'maxParkedElicitations',
+      `maxParkedElicitations (${maxParkedElicitations}) may not exceed maxParkedElicitationsTotal (${maxParkedElicitationsTotal})`,
+    );
+  }
+  const authorizerSource = options.authorizerSource ?? 'default';
+  if (authorizerSource !== 'configured' && authorizerSource !== 'default') {
+    throw new ConfigError('authorizerSource', 'authorizerSource must be "configured" or "default"');
+  }
+  const transport = options.transport ?? 'unknown';
+  if (!TRANSPORT_KINDS.includes(transport)) {
+    throw new ConfigError('transport', `transport must be one of ${TRANSPORT_KINDS.join(', ')}`);
+  }
+  if (options.scheduler !== undefined && !isScheduler(options.scheduler)) {
+    throw new ConfigError('scheduler', 'scheduler must be an RxJS SchedulerLike (now() and schedule())');
+  }
+  if (options.logger !== undefined && !isLogger(options.logger)) {
+    throw new ConfigError('logger', 'logger must have debug, info, warn and error methods (a pino logger does)');
+  }
+  if (options.registry !== undefined && !(options.registry instanceof Registry)) {
+    throw new ConfigError('registry', 'registry must be a Registry');
+  }
+  if (options.instructions !== undefined && typeof options.instructions !== 'string') {
+    throw new ConfigError('instructions', 'instructions must be a string');
+  }
+  const resolved: ResolvedOptions = {
+    registry: options.registry ?? new Registry(),
+    name: nonEmptyString('name', options.name, 'rxmcp'),
+    serverVersion: nonEmptyString('serverVersion', options.serverVersion, PACKAGE_VERSION),
+    instructions: options.instructions,
+    maxInFlight,
+    maxInFlightPerConnection,
+    callbackTimeoutMs: positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs, 300_000),
+    elicitationTimeoutMs: positiveInteger('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000),
+    maxParkedElicitations,
+    maxParkedElicitationsTotal,
+    maxClientCapabilities: positiveInteger('maxClientCapabilities', options.maxClientCapabilities, 1024),
+    authorizer: optionalFunction<Authorizer>('authorizer', options.authorizer),
+    readAuthorizer: optionalFunction<Authorizer>('readAuthorizer', options.readAuthorizer),
+    authorizerSource,
+    unknownToolReply: optionalFunction('unknownToolReply', options.unknownToolReply),
+    transport,
+    scheduler: options.scheduler ?? asyncScheduler,
+    logger: options.logger ?? silentLogger(),
+  };
+  refuseUnguardedSensitiveTools(resolved);
+  return resolved;
+}
+
+/** A static sensitive tool with no authorizer must not boot; late and derived ones are denied at call time. */
+function refuseUnguardedSensitiveTools(options: ResolvedOptions): void {
+  if (options.authorizer !== null) return;
+  const unguarded = options.registry.staticTools().filter(isSensitiveTool).map((t) => t.name);
+  if (unguarded.length > 0) {
+    throw new ConfigError(
+      'authorizer',
+      `sensitive tools need an authorizer: ${unguarded.join(', ')} (annotated destructiveHint or sensitive); pass an authorizer or remove them`,
+    );
+  }
+}

@@ -1,0 +1,66 @@
+/** Prompts: named message templates with declared arguments. */
+import type { CallbackReturn } from './callback.js';
+import type { CallContext } from './context.js';
+import type { Completer } from './resource-def.js';
+import type { Icon } from './tool-def.js';
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: Record<string, unknown>;
+}
+
+/** A string (one user text message), an array of messages, or `{ messages, description? }`. */
+export type PromptOutcome = unknown;
+
+export interface PromptDef {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  get: (args: Record<string, string>, ctx: CallContext) => CallbackReturn<PromptOutcome>;
+  /** Completers for arguments, by argument name. */
+  complete?: Record<string, Completer>;
+}
+
+export function promptListing(def: PromptDef): Record<string, unknown> {
+  const entry: Record<string, unknown> = { name: def.name };
+  for (const key of ['title', 'description', 'arguments', 'icons', '_meta'] as const) {
+    if (def[key] !== undefined) entry[key] = def[key];
+  }
+  return entry;
+}
+
+function isMessage(value: unknown): value is PromptMessage {
+  const m = value as PromptMessage;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (m.role === 'user' || m.role === 'assistant') &&
+    typeof m.content === 'object' &&
+    m.content !== null
+  );
+}
+
+/** Reads a prompt's outcome as a GetPromptResult; `undefined` when it is none of the accepted shapes. */
+export function toPromptResult(def: PromptDef, outcome: unknown): Record<string, unknown> | undefined {
+  const withDescription = (messages: PromptMessage[], description = def.description) =>
+    description === undefined ? { messages } : { description, messages };
+  if (typeof outcome === 'string') return withDescription([{ role: 'user', content: { type: 'text', text: outcome } }]);
+  if (Array.isArray(outcome) && outcome.every(isMessage)) return withDescription(outcome);
+  if (typeof outcome === 'object' && outcome !== null) {
+    const o = outcome as { messages?: unknown; description?: unknown };
+    if (Array.isArray(o.messages) && o.messages.every(isMessage)) {
+      return withDescription(o.messages, typeof o.description === 'string' ? o.description : def.description);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,92 @@
+/**
+ * Resources (a fixed URI) and resource templates (a URI template whose
+ * variables are handed to the reader).
+ */
+import type { CallbackReturn } from './callback.js';
+import type { CallContext } from './context.js';
+import type { Icon } from './tool-def.js';
+
+export interface ResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+  _meta?: Record<string, unknown>;
+}
+
+/** A string, bytes, one contents object (uri optional), an array of them, or `{ contents }`. */
+export type ResourceReadOutcome = unknown;
+
+export interface ResourceDescription {
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Record<string, unknown>;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+}
+
+export interface ResourceDef extends ResourceDescription {
+  uri: string;
+  read: (uri: string, ctx: CallContext) => CallbackReturn<ResourceReadOutcome>;
+}
+
+export type Completer = (value: string, ctx: CompletionContext) => CallbackReturn<readonly string[]>;
+
+export interface CompletionContext extends CallContext {
+  /** Values the client already chose for other arguments (`context.arguments`). */
+  readonly arguments: Record<string, string>;
+}
+
+export interface ResourceTemplateDef extends ResourceDescription {
+  uriTemplate: string;
+  read: (uri: string, variables: Record<string, string>, ctx: CallContext) => CallbackReturn<ResourceReadOutcome>;
+  /** Completers for template variables, by variable name. */
+  complete?: Record<string, Completer>;
+}
+
+function describe(def: ResourceDescription): Record<string, unknown> {
+  const entry: Record<string, unknown> = { name: def.name };
+  for (const key of ['title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta'] as const) {
+    if (def[key] !== undefined) entry[key] = def[key];
+  }
+  return entry;
+}
+
+export function resourceListing(def: ResourceDef): Record<string, unknown> {
+  return { uri: def.uri, ...describe(def) };
+}
+
+export function templateListing(def: ResourceTemplateDef): Record<string, unknown> {
+  const { size: _size, ...entry } = describe(def);
+  return { uriTemplate: def.uriTemplate, ...entry };
+}
+
+function isContents(value: unknown): value is Partial<ResourceContents> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (typeof (value as ResourceContents).text === 'string' || typeof (value as ResourceContents).blob === 'string')
+  );
+}
+
+/** Reads a reader's outcome as `{ contents }`; `undefined` when it is none of the accepted shapes. */
+export function toReadResult(uri: string, mimeType: string | undefined, outcome: unknown): { contents: ResourceContents[] } | undefined {
+  const withUri = (c: Partial<ResourceContents>): ResourceContents => {
+    const item: ResourceContents = { uri: c.uri ?? uri, ...c } as ResourceContents;
+    if (item.mimeType === undefined && mimeType !== undefined) item.mimeType = mimeType;
+    return item;
+  };
+  if (typeof outcome === 'string') return { contents: [withUri({ text: outcome })] };
+  if (outcome instanceof Uint8Array) return { contents: [withUri({ blob: Buffer.from(outcome).toString('base64') })] };
+  if (isContents(outcome)) return { contents: [withUri(outcome)] };
+  if (Array.isArray(outcome) && outcome.every(isContents)) return { contents: outcome.map(withUri) };
+  if (typeof outcome === 'object' && outcome !== null && Array.isArray((outcome as { contents?: unknown }).contents)) {
+    const contents = (outcome as { contents: unknown[] }).contents;
+    if (contents.every(isContents)) return { contents: contents.map(withUri) };
+  }
+  return undefined;
+}

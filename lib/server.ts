@@ -1,0 +1,303 @@
+/**
+ * The server: the composition root. It owns one server's state and offers
+ * the entry points; `connect` is the reactive one that every transport uses,
+ * and `handleMessage`, `request` and `subscribe` are built on the same
+ * dispatch.
+ */
+import {
+  Observable,
+  Subject,
+  Subscription,
+  auditTime,
+  filter,
+  map,
+  mergeMap,
+  race,
+  timer,
+  type Observer,
+} from 'rxjs';
+import { Admission } from '../streams/admission.js';
+import { CapabilityTable } from '../streams/capability-table.js';
+import { Connections } from '../streams/connections.js';
+import { dispatch } from '../streams/dispatch.js';
+import { outbox } from '../streams/outbox.js';
+import { ParkingLot } from '../streams/parking.js';
+import type { Origin, ServerCore } from '../streams/server-core.js';
+import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
+import { CallerGoneError } from './errors.js';
+import type { ServerEvent } from './events.js';
+import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
+import { notification, type JsonRpcResponse, type OutboundMessage } from './protocol/jsonrpc.js';
+import type { Registry, RegistryChange } from './registry.js';
+
+export interface ConnectOptions {
+  /** Declared by the transport adapter; authorizers may rely on it. */
+  readonly transport?: TransportKind;
+}
+
+export interface HandleMessageOptions {
+  readonly connId?: ConnId;
+  /** Stop waiting after this long: the call's worker is cancelled and the Promise rejects. */
+  readonly timeoutMs?: number;
+  /** Aborting it is the caller going away: the call is cancelled and the Promise rejects. */
+  readonly signal?: AbortSignal;
+}
+
+export interface RequestOptions {
+  /** Aborting it is the caller going away: every request made with it is cancelled. */
+  readonly signal?: AbortSignal;
+}
+
+/** Opaque handle for `cancel`. */
+export class RequestRef {
+  declare private readonly brand: 'RequestRef';
+}
+
+export interface PendingRequest {
+  /** The reply: exactly one, `null` for a notification or a cancelled request. */
+  readonly reply: Promise<JsonRpcResponse | null>;
+  readonly ref: RequestRef;
+}
+
+export interface ServerStats {
+  readonly inFlight: number;
+  readonly parked: number;
+  readonly connections: number;
+  readonly capabilityEntries: number;
+  readonly outstandingRequests: number;
+}
+
+const LIST_CHANGED: Record<RegistryChange, string> = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
+
+/** What a timed-out handleMessage race emits instead of a reply. */
+const GAVE_UP: unique symbol = Symbol('gave up');
+
+export class McpServer {
+  readonly registry: Registry;
+  readonly events$: Observable<ServerEvent>;
+  private readonly options: ResolvedOptions;
+  private readonly core: ServerCore;
+  private readonly connections: Connections;
+  private readonly broadcasts = new Subject<OutboundMessage>();
+  private readonly outstanding = new Map<RequestRef, { subscription: Subscription; settle: () => void }>();
+  private readonly lifetime = new Subscription();
+
+  constructor(options: ServerOptions = {}) {
+    this.options = resolveOptions(options);
+    this.registry = this.options.registry;
+    const events = new Subject<ServerEvent>();
+    this.events$ = events.asObservable();
+    this.connections = new Connections();
+    const capabilities = new CapabilityTable(
+      this.options.maxClientCapabilities,
+      (connId) => this.connections.isLive(connId),
+      (event) => events.next(event),
+    );
+    this.core = {
+      options: this.options,
+      admission: new Admission(this.options.maxInFlight, this.options.maxInFlightPerConnection),
+      parking: new ParkingLot({
+        maxPerConnection: this.options.maxParkedElicitations,
+        maxTotal: this.options.maxParkedElicitationsTotal,
+        timeoutMs: this.options.elicitationTimeoutMs,
+        scheduler: this.options.scheduler,
+      }),
+      capabilities,
+      connections: this.connections,
+      events,
+      cancellations: new Subject(),
+    };
+    this.lifetime.add(this.connections.exits$.subscribe((connId) => capabilities.delete(connId)));
+    for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
+      this.lifetime.add(
+        this.registry.changes$
+          .pipe(
+            filter((change) => change === kind),
+            auditTime(0, this.options.scheduler),
+          )
+          .subscribe(() => this.notify(LIST_CHANGED[kind])),
+      );
+    }
+  }
+
+  /**
+   * The reactive entry point: one connection's inbound messages in, its
+   * outbound messages (replies, its pushes, broadcasts) out. Subscribing
+   * attaches a live subscriber; unsubscribing is the connection's exit. The
+   * inbound stream completing or failing means the peer is gone.
+   */
+  connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
+    return new Observable<OutboundMessage>((subscriber) => {
+      const state = this.connections.attach(connId, options.transport ?? this.options.transport);
+      const origin: Origin = { connId, transport: state.transport, mode: 'reply' };
+      const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
+      const replies = inbound$.pipe(mergeMap((message) => dispatch(this.core, message, origin))).subscribe({
+        next: (reply) => {
+          if (reply !== null) subscriber.next(reply);
+        },
+        error: () => subscriber.complete(),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        replies.unsubscribe();
+        pushes.unsubscribe();
+        this.connections.detach(state);
+      };
+    });
+  }
+
+  /**
+   * One message, one Promise of its reply (`null` for notifications and for
+   * a tools/call parked for elicitation, whose eventual reply is pushed to the
+   * connection's subscriber).
+   */
+  handleMessage(message: unknown, options: HandleMessageOptions = {}): Promise<JsonRpcResponse | null> {
+    const connId = options.connId ?? DEFAULT_CONN_ID;
+    const origin: Origin = { connId, transport: this.transportOf(connId), mode: 'push' };
+    return new Promise((resolve, reject) => {
+      const signal = options.signal;
+      if (signal?.aborted) {
+        reject(new CallerGoneError('the caller was gone before the call started'));
+        return;
+      }
+      let reply$: Observable<JsonRpcResponse | null | typeof GAVE_UP> = dispatch(this.core, message, origin);
+      const timeoutMs = options.timeoutMs;
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
+        reply$ = race(reply$, timer(Math.max(0, timeoutMs), this.options.scheduler).pipe(map((): typeof GAVE_UP => GAVE_UP)));
+      }
+      const onAbort = () => {
+        subscription.unsubscribe();
+        reject(new CallerGoneError('the caller went away'));
+      };
+      const subscription = reply$.subscribe({
+        next: (reply) => (reply === GAVE_UP ? reject(new CallerGoneError(`no reply within ${timeoutMs} ms`)) : resolve(reply)),
+        complete: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(null);
+        },
+      });
+      if (!subscription.closed) signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * The non-blocking form: the reply is the eventual response, even for a
+   * parked tools/call. `cancel(ref)` or the signal ends it with a `null`
+   * reply.
+   */
+  request(message: unknown, connId: ConnId = DEFAULT_CONN_ID, options: RequestOptions = {}): PendingRequest {
+    const ref = new RequestRef();
+    let settleReply!: (reply: JsonRpcResponse | null) => void;
+    const reply = new Promise<JsonRpcResponse | null>((resolve) => {
+      settleReply = resolve;
+    });
+    if (options.signal?.aborted) {
+      settleReply(null);
+      return { reply, ref };
+    }
+    const origin: Origin = { connId, transport: this.transportOf(connId), mode: 'reply' };
+    const onAbort = () => this.cancel(ref);
+    const done = () => {
+      this.outstanding.delete(ref);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    const subscription = dispatch(this.core, message, origin).subscribe({
+      next: (value) => settleReply(value),
+      complete: () => {
+        done();
+        settleReply(null);
+      },
+    });
+    if (!subscription.closed) {
+      this.outstanding.set(ref, { subscription, settle: () => settleReply(null) });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    }
+    return { reply, ref };
+  }
+
+  /** Cancels a request made with `request`: its worker aborts or its parked call is dropped; the reply is `null`. */
+  cancel(ref: RequestRef): void {
+    const entry = this.outstanding.get(ref);
+    if (entry === undefined) return;
+    this.outstanding.delete(ref);
+    entry.subscription.unsubscribe();
+    entry.settle();
+  }
+
+  /**
+   * Attaches a subscriber for `connId` (default `'default'`): it receives that
+   * connection's pushes and the broadcasts. Unsubscribing is the subscriber's
+   * exit; the last one out drops the connection's parked calls.
+   */
+  subscribe(
+    observerOrNext: Partial<Observer<OutboundMessage>> | ((message: OutboundMessage) => void),
+    connId: ConnId = DEFAULT_CONN_ID,
+    options: ConnectOptions = {},
+  ): Subscription {
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport);
+    const subscription = outbox(state, this.broadcasts).subscribe(observerOrNext);
+    subscription.add(() => this.connections.detach(state));
+    return subscription;
+  }
+
+  /** Sends a notification to every subscribed connection (filtered by level and resource subscriptions). */
+  notify(method: string, params?: Record<string, unknown>): void {
+    this.broadcasts.next(notification(method, params));
+  }
+
+  /** notifications/resources/updated, to the connections that subscribed `uri` only. */
+  resourceUpdated(uri: string): void {
+    this.notify('notifications/resources/updated', { uri });
+  }
+
+  /**
+   * Whether a caller CHOSE this server's tool authorization. A framework's
+   * fallback (authorizerSource "default", the default) answers false however
+   * strict it is, so the network boot guards still force a decision.
+   */
+  authorizationConfigured(): boolean {
+    return this.options.authorizerSource === 'configured' && this.options.authorizer !== null;
+  }
+
+  /** Whether the read seam has an authorizer at all. */
+  readAuthorizationConfigured(): boolean {
+    return this.options.readAuthorizer !== null;
+  }
+
+  /** Counts of what the server holds: for health checks and leak tests. */
+  stats(): ServerStats {
+    return {
+      inFlight: this.core.admission.inFlight(),
+      parked: this.core.parking.parkedCount(),
+      connections: this.connections.size,
+      capabilityEntries: this.core.capabilities.size,
+      outstandingRequests: this.outstanding.size,
+    };
+  }
+
+  get scheduler() {
+    return this.options.scheduler;
+  }
+
+  get logger() {
+    return this.options.logger;
+  }
+
+  /** Stops listening to the registry; connections are ended by their own subscribers. */
+  close(): void {
+    this.lifetime.unsubscribe();
+    for (const ref of [...this.outstanding.keys()]) this.cancel(ref);
+  }
+
+  private transportOf(connId: ConnId): TransportKind {
+    return this.connections.get(connId)?.transport ?? this.options.transport;
+  }
+}
+
+export function createServer(options: ServerOptions = {}): McpServer {
+  return new McpServer(options);
+}

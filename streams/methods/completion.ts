@@ -1,0 +1,51 @@
+/**
+ * completion/complete: values for a prompt argument (`ref/prompt`) or a
+ * resource template variable (`ref/resource`), at most 100 of them, with
+ * `total` and `hasMore` saying what was cut.
+ */
+import { defer, map, of } from 'rxjs';
+import { invalidParams } from '../../lib/errors.js';
+import { isPlainObject, resultResponse } from '../../lib/protocol/jsonrpc.js';
+import type { Completer } from '../../lib/resource-def.js';
+import { fromCallback } from '../from-callback.js';
+import { readSurface } from '../read-surface.js';
+import type { MethodHandler } from '../server-core.js';
+
+export const MAX_COMPLETION_VALUES = 100;
+
+export const complete: MethodHandler = (core, scope) => {
+  const ref = scope.params?.ref;
+  const argument = scope.params?.argument;
+  if (!isPlainObject(ref) || (ref.type !== 'ref/prompt' && ref.type !== 'ref/resource')) {
+    return of(invalidParams(scope.id, 'completion/complete requires ref of type ref/prompt or ref/resource'));
+  }
+  if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    return of(invalidParams(scope.id, 'completion/complete requires argument {name, value} of strings'));
+  }
+  const context = scope.params?.context;
+  const chosen = isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : {};
+  const argName = argument.name;
+  const value = argument.value;
+  return readSurface(core, scope, { ref }, (ctx) => {
+    const registry = core.options.registry;
+    let completer: Completer | undefined;
+    if (ref.type === 'ref/prompt') {
+      const prompt = typeof ref.name === 'string' ? registry.prompt(ref.name) : undefined;
+      if (prompt === undefined) return of(invalidParams(scope.id, `Prompt not found: ${String(ref.name)}`));
+      completer = prompt.complete?.[argName];
+    } else {
+      const template = typeof ref.uri === 'string' ? registry.resourceTemplate(ref.uri) : undefined;
+      if (template === undefined) return of(invalidParams(scope.id, `Resource template not found: ${String(ref.uri)}`));
+      completer = template.complete?.[argName];
+    }
+    if (completer === undefined) return of(resultResponse(scope.id, { completion: { values: [], total: 0, hasMore: false } }));
+    const found = completer;
+    return defer(() => fromCallback(found(value, { ...ctx, arguments: chosen as Record<string, string> }))).pipe(
+      map((values) => {
+        const all = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
+        const shown = all.slice(0, MAX_COMPLETION_VALUES);
+        return resultResponse(scope.id, { completion: { values: shown, total: all.length, hasMore: all.length > shown.length } });
+      }),
+    );
+  });
+};

@@ -1,0 +1,68 @@
+/**
+ * tools/call, in the contract's order:
+ * 1. the sensitive backstop (no authorizer + sensitive tool: deny);
+ * 2. in a worker, the tool authorizer, and on allow the handler itself;
+ * 3. an unknown tool is -32601 unless `unknownToolReply` names it;
+ * 4. the handler's outcome as a CallToolResult.
+ * An ask parks the call (see ask-user.ts); an approved call runs in a fresh
+ * worker under the same bounds.
+ */
+import { map, of, switchMap, type Observable } from 'rxjs';
+import type { Verdict } from '../../lib/authorizers.js';
+import { callbackFailedToolResult, errorToolResult, invalidParams, toolDenied, toolNotFound } from '../../lib/errors.js';
+import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import { isSensitiveTool } from '../../lib/tool-def.js';
+import type { CallToolResult } from '../../lib/tool-result.js';
+import { authorize } from '../authorize.js';
+import { authorizationContext, callContext } from '../call-context.js';
+import { reportFailure, workerOptions } from '../read-surface.js';
+import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
+import { worker } from '../worker.js';
+import { askUser } from './ask-user.js';
+import { runHandler } from '../run-tool.js';
+
+type FirstStage = { readonly kind: 'ran'; readonly result: CallToolResult } | { readonly kind: 'verdict'; readonly verdict: Verdict };
+
+function unknownTool(core: ServerCore, scope: RequestScope, name: string): JsonRpcResponse {
+  const text = core.options.unknownToolReply?.(name);
+  return typeof text === 'string' ? resultResponse(scope.id, errorToolResult(text)) : toolNotFound(scope.id, name);
+}
+
+export const callTool: MethodHandler = (core, scope) => {
+  const params = scope.params;
+  if (params === undefined) return of(invalidParams(scope.id, 'tools/call requires params'));
+  const name = params.name;
+  if (typeof name !== 'string') return of(invalidParams(scope.id, 'tools/call requires a string name'));
+  const rawArgs = params.arguments ?? {};
+  if (!isPlainObject(rawArgs)) return of(invalidParams(scope.id, 'tools/call arguments must be an object'));
+  const args = rawArgs;
+  const tool = core.options.registry.tool(name);
+  const authorizer = core.options.authorizer;
+  if (tool !== undefined && authorizer === null && isSensitiveTool(tool)) {
+    return of(resultResponse(scope.id, toolDenied(name, 'deny', 'sensitive_tool_unguarded')));
+  }
+  const reply = (result: CallToolResult) => resultResponse(scope.id, result);
+
+  return worker(workerOptions(core, scope), (signal) =>
+    authorize(authorizer, name, args, authorizationContext(scope)).pipe(
+      switchMap((verdict): Observable<FirstStage> => {
+        if (verdict.kind !== 'allow' || tool === undefined) return of({ kind: 'verdict', verdict });
+        return runHandler(tool, args, callContext(scope, signal)).pipe(map((result) => ({ kind: 'ran', result }) as const));
+      }),
+    ),
+  ).pipe(
+    switchMap((outcome): Observable<JsonRpcResponse | null> => {
+      if (!outcome.ok) {
+        reportFailure(core, scope, outcome);
+        return of(reply(callbackFailedToolResult(outcome.reason)));
+      }
+      const stage = outcome.value;
+      if (stage.kind === 'ran') return of(reply(stage.result));
+      const verdict = stage.verdict;
+      if (verdict.kind === 'deny') return of(reply(toolDenied(name, 'deny', verdict.detail)));
+      if (tool === undefined) return of(unknownTool(core, scope, name));
+      if (verdict.kind === 'ask') return askUser(core, scope, tool, args, verdict.prompt);
+      return of(unknownTool(core, scope, name));
+    }),
+  );
+};

@@ -1,0 +1,52 @@
+/**
+ * The state one server owns, handed to every stage. Nothing here is module
+ * level: two servers in one process share nothing.
+ */
+import type { Subject } from 'rxjs';
+import type { ConnId, TransportKind } from '../lib/context.js';
+import type { ServerEvent } from '../lib/events.js';
+import type { ResolvedOptions } from '../lib/options.js';
+import type { JsonRpcId, JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import type { Observable } from 'rxjs';
+import type { Admission } from './admission.js';
+import type { CapabilityTable } from './capability-table.js';
+import type { Connections } from './connections.js';
+import type { ParkingLot } from './parking.js';
+
+export interface Cancellation {
+  readonly connId: ConnId;
+  readonly requestId: unknown;
+}
+
+export interface ServerCore {
+  readonly options: ResolvedOptions;
+  readonly admission: Admission;
+  readonly parking: ParkingLot;
+  readonly capabilities: CapabilityTable;
+  readonly connections: Connections;
+  readonly events: Subject<ServerEvent>;
+  /** notifications/cancelled, as (connection, request id). */
+  readonly cancellations: Subject<Cancellation>;
+}
+
+/**
+ * Where a request came from and where its reply goes. In `reply` mode the
+ * reply is the eventual response, however long a parked call takes (connect,
+ * request). In `push` mode a parked call answers `null` at once and its
+ * eventual response is pushed to the connection (handleMessage), so a caller
+ * that waits for each reply stays free to read the elicitation answer.
+ */
+export interface Origin {
+  readonly connId: ConnId;
+  readonly transport: TransportKind;
+  readonly mode: 'reply' | 'push';
+}
+
+export interface RequestScope extends Origin {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+}
+
+/** A method emits exactly one reply, or `null` where the contract answers none (a parked call in push mode). */
+export type MethodHandler = (core: ServerCore, scope: RequestScope) => Observable<JsonRpcResponse | null>;

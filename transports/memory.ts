@@ -1,0 +1,88 @@
+/**
+ * The in-memory transport: a client end wired straight into
+ * `server.connect`, for tests and for embedding a server in the same
+ * process. `MemoryClientTransport` has the shape of the official SDK's
+ * client Transport, so `new Client(...).connect(transport)` works against it.
+ */
+import { Subject, type Observable, type Subscription } from 'rxjs';
+import type { ConnId, TransportKind } from '../lib/context.js';
+import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
+import type { McpServer } from '../lib/server.js';
+import { mintConnId } from './conn-id.js';
+
+export interface MemoryConnectionOptions {
+  readonly connId?: ConnId;
+  readonly transport?: TransportKind;
+}
+
+export interface MemoryConnection {
+  readonly connId: ConnId;
+  /** Client to server. */
+  send(message: unknown): void;
+  /** Server to client: replies, pushes, broadcasts, as they happen. */
+  readonly messages$: Observable<OutboundMessage>;
+  /** The client goes away: the connection's exit. */
+  close(): void;
+}
+
+export function connectInMemory(server: McpServer, options: MemoryConnectionOptions = {}): MemoryConnection {
+  const connId = options.connId ?? mintConnId('memory');
+  const inbound = new Subject<unknown>();
+  const outbound = new Subject<OutboundMessage>();
+  const subscription: Subscription = server
+    .connect(connId, inbound, { transport: options.transport ?? 'memory' })
+    .subscribe(outbound);
+  return {
+    connId,
+    send: (message) => inbound.next(message),
+    messages$: outbound.asObservable(),
+    close: () => {
+      subscription.unsubscribe();
+      inbound.complete();
+      outbound.complete();
+    },
+  };
+}
+
+type JsonMessage = Record<string, unknown>;
+
+/** A client-side Transport in the official SDK's shape, backed by connectInMemory. */
+export class MemoryClientTransport {
+  onmessage?: (message: JsonMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private connection: MemoryConnection | undefined;
+  private messages: Subscription | undefined;
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly options: MemoryConnectionOptions = {},
+  ) {}
+
+  get connId(): ConnId | undefined {
+    return this.connection?.connId;
+  }
+
+  async start(): Promise<void> {
+    if (this.connection !== undefined) throw new Error('MemoryClientTransport already started');
+    this.connection = connectInMemory(this.server, this.options);
+    this.messages = this.connection.messages$.subscribe({
+      // Delivered on a microtask, as a real wire would: the SDK client expects replies after send() resolves.
+      next: (message) => queueMicrotask(() => this.onmessage?.(message as unknown as JsonMessage)),
+      complete: () => queueMicrotask(() => this.onclose?.()),
+    });
+  }
+
+  async send(message: unknown): Promise<void> {
+    if (this.connection === undefined) throw new Error('MemoryClientTransport not started');
+    this.connection.send(JSON.parse(JSON.stringify(message)));
+  }
+
+  async close(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    this.messages?.unsubscribe();
+    connection?.close();
+    this.onclose?.();
+  }
+}
