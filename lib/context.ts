@@ -3,6 +3,7 @@
  * are set by the server, never by the client, which is what makes them safe
  * to base an authorization decision on.
  */
+import type { LogLevel } from './log-levels.js';
 import type { JsonRpcId } from './protocol/jsonrpc.js';
 
 /** Identifies one client connection. `'default'` is stdio's and direct callers'. */
@@ -28,4 +29,32 @@ export interface CallContext extends AuthorizationContext {
   readonly requestId: JsonRpcId;
   /** The request's `params._meta`, when the client sent one. */
   readonly meta: Record<string, unknown> | undefined;
+  /**
+   * notifications/progress for this request; a no-op when the request carried
+   * no progress token or nothing can receive pushes.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /** notifications/message to this connection, filtered by its log level. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /**
+   * Asks the user through the client (elicitation/create). Form mode checks
+   * the requested schema against the spec's restrictions before sending;
+   * URL mode (`{ mode: 'url', url, elicitationId, message }`) needs the
+   * client's `elicitation.url` capability. Rejects with ClientCapabilityError
+   * when the client did not advertise the capability, and on timeout.
+   */
+  elicit(params: ElicitParams): Promise<ElicitResult>;
+  /** sampling/createMessage; needs the client's `sampling` capability. */
+  sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** roots/list; needs the client's `roots` capability. */
+  listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
+}
+
+export type ElicitParams =
+  | { mode?: 'form'; message: string; requestedSchema: Record<string, unknown> }
+  | { mode: 'url'; message: string; url: string; elicitationId: string };
+
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
 }

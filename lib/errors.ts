@@ -100,3 +100,20 @@ export class ConfigError extends Error {
 export class CallerGoneError extends Error {
   override name = 'CallerGoneError';
 }
+
+/** ctx.elicit / ctx.sample / ctx.listRoots on a client that did not advertise the capability. */
+export class ClientCapabilityError extends Error {
+  override name = 'ClientCapabilityError';
+}
+
+/** A server-to-client request that got an error response or no answer in time. */
+export class ClientRequestError extends Error {
+  override name = 'ClientRequestError';
+  constructor(
+    message: string,
+    readonly code?: number,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}

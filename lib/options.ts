@@ -25,6 +25,10 @@ export interface ServerOptions {
   maxInFlightPerConnection?: number;
   callbackTimeoutMs?: number;
   elicitationTimeoutMs?: number;
+  /** How long a handler's sampling/createMessage or roots/list may wait for the client. */
+  clientRequestTimeoutMs?: number;
+  /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
+  pageSize?: number;
   maxParkedElicitations?: number;
   maxParkedElicitationsTotal?: number;
   maxClientCapabilities?: number;
@@ -47,6 +51,8 @@ export interface ResolvedOptions {
   maxInFlightPerConnection: number;
   callbackTimeoutMs: number;
   elicitationTimeoutMs: number;
+  clientRequestTimeoutMs: number;
+  pageSize: number;
   maxParkedElicitations: number;
   maxParkedElicitationsTotal: number;
   maxClientCapabilities: number;
@@ -61,7 +67,7 @@ export interface ResolvedOptions {
 
 const KNOWN_OPTIONS = new Set<string>([
   'registry', 'name', 'serverVersion', 'instructions', 'maxInFlight', 'maxInFlightPerConnection',
-  'callbackTimeoutMs', 'elicitationTimeoutMs', 'maxParkedElicitations', 'maxParkedElicitationsTotal',
+  'callbackTimeoutMs', 'elicitationTimeoutMs', 'clientRequestTimeoutMs', 'pageSize', 'maxParkedElicitations', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger',
 ]);
@@ -147,6 +153,8 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     maxInFlightPerConnection,
     callbackTimeoutMs: positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs, 300_000),
     elicitationTimeoutMs: positiveInteger('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000),
+    clientRequestTimeoutMs: positiveInteger('clientRequestTimeoutMs', options.clientRequestTimeoutMs, 60_000),
+    pageSize: positiveInteger('pageSize', options.pageSize, 100),
     maxParkedElicitations,
     maxParkedElicitationsTotal,
     maxClientCapabilities: positiveInteger('maxClientCapabilities', options.maxClientCapabilities, 1024),

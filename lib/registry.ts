@@ -8,6 +8,7 @@ import { Subject, type Observable } from 'rxjs';
 import type { PromptDef } from './prompt-def.js';
 import type { ResourceDef, ResourceTemplateDef } from './resource-def.js';
 import type { ToolDef } from './tool-def.js';
+import { SchemaCompiler, type ToolSchemas } from './tool-schemas.js';
 import { compileUriTemplate, type TemplateMatcher } from './uri-template.js';
 
 export type RegistryChange = 'tools' | 'resources' | 'prompts';
@@ -19,6 +20,7 @@ export interface RegisterToolOptions {
 interface ToolEntry {
   readonly def: ToolDef;
   readonly derived: boolean;
+  readonly schemas: ToolSchemas;
 }
 
 interface TemplateEntry {
@@ -42,6 +44,7 @@ export class Registry {
   private readonly templateEntries = new Map<string, TemplateEntry>();
   private readonly promptDefs = new Map<string, PromptDef>();
   private readonly changeSubject = new Subject<RegistryChange>();
+  private readonly schemaCompiler = new SchemaCompiler();
 
   /** One value per change; the server coalesces them into list_changed notifications. */
   readonly changes$: Observable<RegistryChange> = this.changeSubject.asObservable();
@@ -49,7 +52,8 @@ export class Registry {
   registerTool(def: ToolDef, options: RegisterToolOptions = {}): this {
     requireName('a tool', def?.name);
     requireFunction('tool', def.name, def.handler, 'handler');
-    this.toolEntries.set(def.name, { def, derived: options.derived === true });
+    const schemas = this.schemaCompiler.compileTool(def);
+    this.toolEntries.set(def.name, { def, derived: options.derived === true, schemas });
     this.changeSubject.next('tools');
     return this;
   }
@@ -67,6 +71,11 @@ export class Registry {
 
   tool(name: string): ToolDef | undefined {
     return this.toolEntries.get(name)?.def;
+  }
+
+  /** The tool's compiled schema checks (compiled at registration). */
+  toolSchemas(name: string): ToolSchemas | undefined {
+    return this.toolEntries.get(name)?.schemas;
   }
 
   tools(): ToolDef[] {

@@ -18,6 +18,7 @@ import {
 } from 'rxjs';
 import { Admission } from '../streams/admission.js';
 import { CapabilityTable } from '../streams/capability-table.js';
+import { ClientRequests } from '../streams/client-requests.js';
 import { Connections } from '../streams/connections.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
@@ -65,6 +66,8 @@ export interface ServerStats {
   readonly connections: number;
   readonly capabilityEntries: number;
   readonly outstandingRequests: number;
+  /** Server-to-client requests (sampling, roots, handler elicitations) awaiting an answer. */
+  readonly pendingClientRequests: number;
 }
 
 const LIST_CHANGED: Record<RegistryChange, string> = {
@@ -107,6 +110,7 @@ export class McpServer {
         scheduler: this.options.scheduler,
       }),
       capabilities,
+      clientRequests: new ClientRequests(this.options.scheduler),
       connections: this.connections,
       events,
       cancellations: new Subject(),
@@ -276,6 +280,7 @@ export class McpServer {
       connections: this.connections.size,
       capabilityEntries: this.core.capabilities.size,
       outstandingRequests: this.outstanding.size,
+      pendingClientRequests: this.core.clientRequests.size,
     };
   }
 

@@ -14,7 +14,7 @@ function isContentItem(value: unknown): boolean {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
-function isCallToolResult(value: unknown): value is CallToolResult {
+export function isCallToolResult(value: unknown): value is CallToolResult {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -31,4 +31,16 @@ export function toCallToolResult(outcome: unknown): CallToolResult {
   if (Array.isArray(outcome) && outcome.length > 0 && outcome.every(isContentItem)) return { content: outcome };
   if (isCallToolResult(outcome)) return outcome;
   return { content: [{ type: 'text', text: JSON.stringify(outcome) }] };
+}
+
+/**
+ * For a tool with an outputSchema, a plain object outcome is its structured
+ * result: sent as `structuredContent`, with its JSON as the text for clients
+ * that only read content.
+ */
+export function toStructuredToolResult(outcome: unknown): CallToolResult {
+  if (typeof outcome === 'object' && outcome !== null && !Array.isArray(outcome) && !isCallToolResult(outcome)) {
+    return { content: [{ type: 'text', text: JSON.stringify(outcome) }], structuredContent: outcome as Record<string, unknown> };
+  }
+  return toCallToolResult(outcome);
 }

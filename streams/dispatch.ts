@@ -33,7 +33,9 @@ export function dispatch(core: ServerCore, message: unknown, origin: Origin): Ob
       return NO_REPLY;
     case 'response':
       // An answer to nothing we asked, or from a connection that did not own the question, is ignored.
-      core.parking.answer(origin.connId, classified.id, classified.message);
+      if (!core.parking.answer(origin.connId, classified.id, classified.message)) {
+        core.clientRequests.answer(origin.connId, classified.id, classified.message);
+      }
       return NO_REPLY;
     case 'notification':
       onNotification(core, origin, classified.method, classified.params);

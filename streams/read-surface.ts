@@ -41,7 +41,7 @@ export function readSurface(
   return worker(workerOptions(core, scope), (signal) =>
     authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContext(scope)).pipe(
       switchMap((verdict) => {
-        if (verdict.kind === 'allow') return work(callContext(scope, signal));
+        if (verdict.kind === 'allow') return work(callContext(core, scope, signal));
         const detail = verdict.kind === 'ask' ? 'interactive_approval_unsupported' : verdict.detail;
         return of(readDenied(scope.id, scope.method, detail));
       }),

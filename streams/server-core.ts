@@ -10,6 +10,7 @@ import type { JsonRpcId, JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import type { Observable } from 'rxjs';
 import type { Admission } from './admission.js';
 import type { CapabilityTable } from './capability-table.js';
+import type { ClientRequests } from './client-requests.js';
 import type { Connections } from './connections.js';
 import type { ParkingLot } from './parking.js';
 
@@ -23,6 +24,7 @@ export interface ServerCore {
   readonly admission: Admission;
   readonly parking: ParkingLot;
   readonly capabilities: CapabilityTable;
+  readonly clientRequests: ClientRequests;
   readonly connections: Connections;
   readonly events: Subject<ServerEvent>;
   /** notifications/cancelled, as (connection, request id). */

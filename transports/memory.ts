@@ -67,9 +67,11 @@ export class MemoryClientTransport {
     if (this.connection !== undefined) throw new Error('MemoryClientTransport already started');
     this.connection = connectInMemory(this.server, this.options);
     this.messages = this.connection.messages$.subscribe({
-      // Delivered on a microtask, as a real wire would: the SDK client expects replies after send() resolves.
-      next: (message) => queueMicrotask(() => this.onmessage?.(message as unknown as JsonMessage)),
-      complete: () => queueMicrotask(() => this.onclose?.()),
+      // One macrotask per message, as separate reads off a wire: the SDK client runs notification
+      // handlers a microtask late, so a progress notification and the reply right behind it in one
+      // tick would otherwise reach it reply first.
+      next: (message) => setImmediate(() => this.onmessage?.(message as unknown as JsonMessage)),
+      complete: () => setImmediate(() => this.onclose?.()),
     });
   }
 

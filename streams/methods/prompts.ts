@@ -7,12 +7,13 @@ import { invalidParams } from '../../lib/errors.js';
 import { isPlainObject, resultResponse } from '../../lib/protocol/jsonrpc.js';
 import { promptListing, toPromptResult } from '../../lib/prompt-def.js';
 import { fromCallback } from '../from-callback.js';
+import { listResult } from '../list-result.js';
 import { readSurface } from '../read-surface.js';
 import type { MethodHandler } from '../server-core.js';
 
 export const listPrompts: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () =>
-    of(resultResponse(scope.id, { prompts: core.options.registry.prompts().map(promptListing) })),
+    of(listResult(core, scope, 'prompts', core.options.registry.prompts().map(promptListing))),
   );
 
 export const getPrompt: MethodHandler = (core, scope) => {

@@ -8,6 +8,7 @@ import { invalidParams } from '../../lib/errors.js';
 import { resultResponse } from '../../lib/protocol/jsonrpc.js';
 import { resourceListing, templateListing, toReadResult } from '../../lib/resource-def.js';
 import { fromCallback } from '../from-callback.js';
+import { listResult } from '../list-result.js';
 import { readSurface } from '../read-surface.js';
 import type { MethodHandler, RequestScope } from '../server-core.js';
 
@@ -18,12 +19,12 @@ function requireUri(scope: RequestScope): string | undefined {
 
 export const listResources: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () =>
-    of(resultResponse(scope.id, { resources: core.options.registry.resources().map(resourceListing) })),
+    of(listResult(core, scope, 'resources', core.options.registry.resources().map(resourceListing))),
   );
 
 export const listResourceTemplates: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () =>
-    of(resultResponse(scope.id, { resourceTemplates: core.options.registry.resourceTemplates().map(templateListing) })),
+    of(listResult(core, scope, 'resourceTemplates', core.options.registry.resourceTemplates().map(templateListing))),
   );
 
 export const readResource: MethodHandler = (core, scope) => {

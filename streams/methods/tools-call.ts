@@ -47,7 +47,7 @@ export const callTool: MethodHandler = (core, scope) => {
     authorize(authorizer, name, args, authorizationContext(scope)).pipe(
       switchMap((verdict): Observable<FirstStage> => {
         if (verdict.kind !== 'allow' || tool === undefined) return of({ kind: 'verdict', verdict });
-        return runHandler(tool, args, callContext(scope, signal)).pipe(map((result) => ({ kind: 'ran', result }) as const));
+        return runHandler(core, tool, args, callContext(core, scope, signal)).pipe(map((result) => ({ kind: 'ran', result }) as const));
       }),
     ),
   ).pipe(

@@ -5,10 +5,10 @@
  * hides the tool (fail closed).
  */
 import { concatMap, filter, from, map, toArray } from 'rxjs';
-import { resultResponse } from '../../lib/protocol/jsonrpc.js';
 import { toolListing } from '../../lib/tool-def.js';
 import { authorize } from '../authorize.js';
 import { authorizationContext } from '../call-context.js';
+import { listResult } from '../list-result.js';
 import { readSurface } from '../read-surface.js';
 import type { MethodHandler } from '../server-core.js';
 
@@ -23,6 +23,6 @@ export const listTools: MethodHandler = (core, scope) =>
         ),
       ),
       toArray(),
-      map((tools) => resultResponse(scope.id, { tools })),
+      map((tools) => listResult(core, scope, 'tools', tools)),
     );
   });
