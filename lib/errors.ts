@@ -55,6 +55,14 @@ export function readDenied(id: JsonRpcId, method: string, detail: string): JsonR
   );
 }
 
+/** A network transport refused the HTTP request before any message reached the server. */
+export const TRANSPORT_ERROR = -32000;
+
+/** The body of such a refusal (bad session, full server, bad headers): a JSON-RPC error with no id. */
+export function transportRefusal(message: string): JsonRpcErrorResponse {
+  return errorResponse(null, errorObject(TRANSPORT_ERROR, message));
+}
+
 export interface TextContent {
   type: 'text';
   text: string;
@@ -116,4 +124,17 @@ export class ClientRequestError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * Thrown by a resource (template) reader for a URI it does not know, e.g.
+ * `demo://notes/9`: answered like an unregistered URI, -32602.
+ */
+export class ResourceNotFoundError extends Error {
+  override name = 'ResourceNotFoundError';
+}
+
+/** A reply the server could not serialise (a BigInt, a cycle): the request still gets an answer. */
+export function internalError(id: JsonRpcId, detail: string): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(INTERNAL_ERROR, `Internal error: ${detail}`));
 }

@@ -13,6 +13,8 @@ import {
   map,
   mergeMap,
   race,
+  takeUntil,
+  tap,
   timer,
   type Observer,
 } from 'rxjs';
@@ -139,7 +141,15 @@ export class McpServer {
       const state = this.connections.attach(connId, options.transport ?? this.options.transport);
       const origin: Origin = { connId, transport: state.transport, mode: 'reply' };
       const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
-      const replies = inbound$.pipe(mergeMap((message) => dispatch(this.core, message, origin))).subscribe({
+      const peerGone = new Subject<void>();
+      const replies = inbound$
+        .pipe(
+          // The inbound completing is the peer gone: its calls end now (aborted, dropped), not once their replies drained.
+          tap({ complete: () => peerGone.next() }),
+          mergeMap((message) => dispatch(this.core, message, origin)),
+          takeUntil(peerGone),
+        )
+        .subscribe({
         next: (reply) => {
           if (reply !== null) subscriber.next(reply);
         },
@@ -217,7 +227,14 @@ export class McpServer {
       },
     });
     if (!subscription.closed) {
-      this.outstanding.set(ref, { subscription, settle: () => settleReply(null) });
+      // done() also drops the listener, so a long-lived signal does not collect one per cancelled request.
+      this.outstanding.set(ref, {
+        subscription,
+        settle: () => {
+          done();
+          settleReply(null);
+        },
+      });
       options.signal?.addEventListener('abort', onAbort, { once: true });
     }
     return { reply, ref };

@@ -3,7 +3,7 @@
  * All read-gated. A read resolves a fixed URI first, then the templates in
  * registration order.
  */
-import { defer, map, of } from 'rxjs';
+import { catchError, defer, map, of, throwError } from 'rxjs';
 import { invalidParams } from '../../lib/errors.js';
 import { resultResponse } from '../../lib/protocol/jsonrpc.js';
 import { resourceListing, templateListing, toReadResult } from '../../lib/resource-def.js';
@@ -46,6 +46,11 @@ export const readResource: MethodHandler = (core, scope) => {
         if (result === undefined) throw new TypeError(`resource reader for ${uri} returned an unsupported value`);
         return resultResponse(scope.id, result);
       }),
+      catchError((error: unknown) =>
+        error instanceof Error && error.name === 'ResourceNotFoundError'
+          ? of(invalidParams(scope.id, `Resource not found: ${uri}`, { uri }))
+          : throwError(() => error),
+      ),
     );
   });
 };

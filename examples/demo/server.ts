@@ -1,0 +1,191 @@
+/**
+ * The demo server that `npm start` serves: a few honest tools, a notes
+ * resource with a per-note template, a prompt with a completer, and explicit
+ * authorizers. Every tool does what its description says; nothing is faked.
+ *
+ * - `echo`, `add`: plain synchronous tools.
+ * - `slow_task`: waits on the SERVER's scheduler (so a test's virtual clock
+ *   drives it) and stops as soon as its AbortSignal fires.
+ * - `fail` throws a plain Error (the client sees `Error: callback_crashed`);
+ *   `reject_input` throws a ToolError (the client sees its message).
+ * - `delete_note` is destructive: the tool authorizer answers `{ask}` for it,
+ *   so it runs only after the client approves through elicitation.
+ * - Tools: an allowlist, chosen here (`authorizerSource: 'configured'`);
+ *   reads: `allowAll()`.
+ */
+import { asyncScheduler, timer } from 'rxjs';
+import {
+  allowAll,
+  allowlist,
+  createServer,
+  Registry,
+  ToolError,
+  type McpServer,
+  type ServerOptions,
+} from '../../lib/index.js';
+
+/** Options the demo leaves to its caller; the registry and the authorization are the demo's own. */
+export type DemoServerOptions = Omit<ServerOptions, 'registry' | 'authorizer' | 'readAuthorizer' | 'authorizerSource'>;
+
+export const DELETE_NOTE_PROMPT = 'The demo wants to delete a note. This cannot be undone. Approve?';
+
+/** Longest slow_task wait; the callback timeout would end it anyway, this keeps the demo snappy. */
+export const SLOW_TASK_MAX_MS = 60_000;
+
+const SAFE_TOOLS = ['echo', 'add', 'slow_task', 'fail', 'reject_input'];
+
+const TOPICS = ['approvals', 'backpressure', 'cancellation', 'elicitation', 'notes', 'rxjs', 'schedulers'];
+
+const INITIAL_NOTES: ReadonlyArray<readonly [string, string]> = [
+  ['1', 'Every timer in rxmcp runs on one injectable scheduler.'],
+  ['2', 'Only the connection that was asked may answer an elicitation.'],
+  ['3', 'Unsubscribing a connection drops its parked calls and aborts its workers.'],
+];
+
+function noteUri(id: string): string {
+  return `demo://notes/${encodeURIComponent(id)}`;
+}
+
+/** Waits `ms` on `scheduler`; rejects with the signal's reason the moment it aborts. */
+function waitOn(scheduler: NonNullable<ServerOptions['scheduler']>, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      wait.unsubscribe();
+      reject(signal.reason);
+    };
+    const wait = timer(ms, scheduler).subscribe(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function createDemoServer(options: DemoServerOptions = {}): McpServer {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  // Per server, not per module: two demo servers in one process share nothing.
+  const notes = new Map<string, string>(INITIAL_NOTES);
+  const registry = new Registry();
+
+  registry.registerTool({
+    name: 'echo',
+    description: 'Returns the text it is given.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    annotations: { readOnlyHint: true },
+    handler: ({ text }) => {
+      if (typeof text !== 'string') throw new ToolError('text must be a string');
+      return text;
+    },
+  });
+
+  registry.registerTool({
+    name: 'add',
+    description: 'Adds two numbers.',
+    inputSchema: {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    },
+    annotations: { readOnlyHint: true },
+    handler: ({ a, b }) => {
+      if (typeof a !== 'number' || typeof b !== 'number') throw new ToolError('a and b must be numbers');
+      return String(a + b);
+    },
+  });
+
+  registry.registerTool({
+    name: 'slow_task',
+    description: `Waits ms milliseconds (at most ${SLOW_TASK_MAX_MS}), then reports it; stops early when cancelled.`,
+    inputSchema: {
+      type: 'object',
+      properties: { ms: { type: 'integer', minimum: 0, maximum: SLOW_TASK_MAX_MS } },
+      required: ['ms'],
+    },
+    annotations: { readOnlyHint: true },
+    handler: async ({ ms }, ctx) => {
+      if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > SLOW_TASK_MAX_MS) {
+        throw new ToolError(`ms must be an integer from 0 to ${SLOW_TASK_MAX_MS}`);
+      }
+      await waitOn(scheduler, ms, ctx.signal);
+      return `Waited ${ms} ms`;
+    },
+  });
+
+  registry.registerTool({
+    name: 'fail',
+    description: 'Always crashes: shows what a client sees when a handler throws an unexpected error.',
+    inputSchema: { type: 'object' },
+    handler: () => {
+      throw new Error('the demo fail tool crashed on purpose');
+    },
+  });
+
+  registry.registerTool({
+    name: 'reject_input',
+    description: 'Always rejects its input with a ToolError: shows an error message the client is meant to see.',
+    inputSchema: { type: 'object' },
+    handler: () => {
+      throw new ToolError('reject_input rejects every input');
+    },
+  });
+
+  registry.registerTool({
+    name: 'delete_note',
+    description: 'Deletes a note. Destructive: runs only after the user approves.',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    annotations: { destructiveHint: true },
+    handler: ({ id }) => {
+      if (typeof id !== 'string') throw new ToolError('id must be a string');
+      if (!notes.delete(id)) throw new ToolError(`No note with id ${id}`);
+      // `server` exists by then: handlers run on calls, after createServer returned.
+      server.resourceUpdated('demo://notes');
+      server.resourceUpdated(noteUri(id));
+      return `Deleted note ${id}`;
+    },
+  });
+
+  registry.registerResource({
+    uri: 'demo://notes',
+    name: 'notes',
+    description: 'All notes, as JSON.',
+    mimeType: 'application/json',
+    read: () => JSON.stringify([...notes].map(([id, text]) => ({ id, uri: noteUri(id), text }))),
+  });
+
+  registry.registerResourceTemplate({
+    uriTemplate: 'demo://notes/{id}',
+    name: 'note',
+    description: 'One note, as plain text.',
+    mimeType: 'text/plain',
+    read: (_uri, { id = '' }) => {
+      const text = notes.get(id);
+      if (text === undefined) throw new Error(`no note with id ${id}`);
+      return text;
+    },
+    complete: { id: (value) => [...notes.keys()].filter((id) => id.startsWith(value)) },
+  });
+
+  registry.registerPrompt({
+    name: 'summarize',
+    description: 'Asks the model to summarize the notes about a topic.',
+    arguments: [{ name: 'topic', description: 'What the summary is about.', required: true }],
+    get: ({ topic }) =>
+      `Summarize what these notes say about ${topic}, in at most three sentences:\n` +
+      [...notes].map(([id, text]) => `- (${id}) ${text}`).join('\n'),
+    complete: { topic: (value) => TOPICS.filter((topic) => topic.startsWith(value.toLowerCase())) },
+  });
+
+  const server = createServer({
+    name: 'rxmcp-demo',
+    ...options,
+    registry,
+    authorizer: allowlist(SAFE_TOOLS, { ask: { delete_note: DELETE_NOTE_PROMPT } }),
+    authorizerSource: 'configured',
+    readAuthorizer: allowAll(),
+  });
+  return server;
+}

@@ -1,0 +1,179 @@
+/**
+ * The stdio transport: newline-delimited JSON-RPC on a readable (default
+ * stdin) and a writable (default stdout), as ONE connection (`'default'`
+ * unless told otherwise) declared as `transport: 'stdio'`.
+ *
+ * - Every decoded line goes straight into `server.connect`, so many calls run
+ *   at once; a parked tools/call stays outstanding and its eventual response
+ *   is written when it comes.
+ * - An undecodable line is answered -32700 (id null). A line over
+ *   `maxLineBytes` is answered -32700 naming the limit and skipped up to its
+ *   newline without being buffered; the connection lives on.
+ * - Input ending (or failing) is the peer going away: the connection is
+ *   unsubscribed at once, which drops its parked calls and aborts its running
+ *   workers (their replies are never written), then `closed` resolves.
+ *   `close()` does the same from our side and stops reading.
+ * - Backpressure: no message is ever dropped. When `output.write` returns
+ *   false the message stays in the Writable's buffer and we stop READING
+ *   input until 'drain', so a peer that does not read cannot make us buffer
+ *   the replies to an endless stream of requests. What is already in flight
+ *   (late replies, pushes, broadcasts) is still written and buffered by Node.
+ */
+import { Subject } from 'rxjs';
+import type { Readable, Writable } from 'node:stream';
+import { DEFAULT_CONN_ID, type ConnId } from '../lib/context.js';
+import { ConfigError, parseError } from '../lib/errors.js';
+import type { McpServer } from '../lib/server.js';
+import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
+import { decodeJsonLine, encodeJsonLine } from './json-lines.js';
+import { LineSplitter, type LineEvent } from './line-splitter.js';
+
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+export interface StdioOptions {
+  /** Default `process.stdin`. */
+  readonly input?: Readable;
+  /** Default `process.stdout`: nothing else may write to it, it is the wire. */
+  readonly output?: Writable;
+  /** Longest accepted line in bytes, without its newline; default 4 MiB. */
+  readonly maxLineBytes?: number;
+  /** Default `'default'`, the contract's id for the stdio peer. */
+  readonly connId?: ConnId;
+}
+
+export interface StdioHandle {
+  /** Resolves once the connection is gone (input ended or failed, output failed, or `close()`). */
+  readonly closed: Promise<void>;
+  /** Ends the connection and stops reading input. Idempotent. */
+  close(): void;
+}
+
+function checkedMaxLineBytes(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_LINE_BYTES;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError('maxLineBytes', `maxLineBytes must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function checkedConnId(value: unknown): ConnId {
+  if (value === undefined) return DEFAULT_CONN_ID;
+  if (typeof value !== 'string' || value.length === 0) throw new ConfigError('connId', 'connId must be a non-empty string');
+  return value;
+}
+
+export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioHandle {
+  const maxLineBytes = checkedMaxLineBytes(options.maxLineBytes);
+  const connId = checkedConnId(options.connId);
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const logger = server.logger;
+  const splitter = new LineSplitter(maxLineBytes);
+  const inbound = new Subject<unknown>();
+
+  let finished = false;
+  let awaitingDrain = false;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+
+  const onDrain = () => {
+    awaitingDrain = false;
+    if (!finished) input.resume();
+  };
+
+  const write = (message: OutboundMessage) => {
+    if (finished) return;
+    const line = encodeJsonLine(message);
+    if (line === null) {
+      logger.error({ connId, method: (message as { method?: unknown }).method }, 'stdio: outbound notification is not JSON-serialisable; not sent');
+      return;
+    }
+    if (!output.write(line) && !awaitingDrain) {
+      awaitingDrain = true;
+      input.pause();
+      output.once('drain', onDrain);
+    }
+  };
+
+  const onLine = (event: LineEvent) => {
+    if (finished) return;
+    if (event.kind === 'overlong') {
+      logger.warn({ connId, maxLineBytes }, 'stdio: line too long, skipped');
+      write(parseError(`line exceeds maxLineBytes (${event.limit} bytes)`));
+      return;
+    }
+    const decoded = decodeJsonLine(event.bytes);
+    if (decoded.kind === 'blank') return;
+    if (decoded.kind === 'undecodable') {
+      logger.debug({ connId, detail: decoded.detail }, 'stdio: undecodable line');
+      write(parseError(decoded.detail));
+      return;
+    }
+    inbound.next(decoded.message);
+  };
+
+  const onData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    for (const event of splitter.push(bytes)) onLine(event);
+  };
+
+  const onEnd = () => {
+    for (const event of splitter.end()) onLine(event);
+    finish();
+  };
+
+  // Destroyed without 'end': the peer is gone, and a half-received last line is not a message.
+  const onClose = () => finish();
+
+  const onInputError = (err: unknown) => {
+    logger.warn({ connId, err }, 'stdio: input failed; closing the connection');
+    finish();
+  };
+
+  const onOutputError = (err: unknown) => {
+    logger.warn({ connId, err }, 'stdio: output failed; closing the connection');
+    finish();
+  };
+
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    input.off('data', onData);
+    input.off('end', onEnd);
+    input.off('close', onClose);
+    input.off('error', onInputError);
+    output.off('error', onOutputError);
+    output.off('drain', onDrain);
+    connection.unsubscribe();
+    inbound.complete();
+    resolveClosed();
+  };
+
+  // Subscribed before the first byte is read, so no reply can be missed.
+  const connection = server.connect(connId, inbound, { transport: 'stdio' }).subscribe({
+    next: write,
+    complete: finish,
+  });
+  output.on('error', onOutputError);
+  input.on('error', onInputError);
+  if (input.readableEnded || input.destroyed) {
+    queueMicrotask(finish);
+  } else {
+    input.on('data', onData);
+    input.on('end', onEnd);
+    input.on('close', onClose);
+    input.resume();
+  }
+
+  return {
+    closed,
+    close: () => {
+      if (finished) return;
+      // Paused, our end of stdin no longer keeps the process alive.
+      input.pause();
+      finish();
+    },
+  };
+}
