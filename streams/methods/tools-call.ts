@@ -24,7 +24,13 @@ import { runHandler } from '../run-tool.js';
 type FirstStage = { readonly kind: 'ran'; readonly result: CallToolResult } | { readonly kind: 'verdict'; readonly verdict: Verdict };
 
 function unknownTool(core: ServerCore, scope: RequestScope, name: string): JsonRpcResponse {
-  const text = core.options.unknownToolReply?.(name);
+  let text: unknown;
+  try {
+    text = core.options.unknownToolReply?.(name);
+  } catch (err) {
+    // It runs outside any worker: a throw would leave the call unanswered and end the connection.
+    core.options.logger.error({ connId: scope.connId, tool: name, err }, 'unknownToolReply threw');
+  }
   return typeof text === 'string' ? resultResponse(scope.id, errorToolResult(text)) : toolNotFound(scope.id, name);
 }
 
