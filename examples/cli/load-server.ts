@@ -1,0 +1,37 @@
+/**
+ * Loads the user's server module: its default export, or else its
+ * createServer export, is an McpServer or a function (sync or async)
+ * returning one. Recognized by shape rather than instanceof, since the
+ * module may import its own copy of rxmcp.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { McpServer } from '../../lib/server.js';
+
+function isMcpServer(value: unknown): value is McpServer {
+  const candidate = value as Partial<McpServer> | null;
+  return (
+    typeof value === 'object' &&
+    candidate !== null &&
+    typeof candidate.connect === 'function' &&
+    typeof candidate.handleMessage === 'function' &&
+    typeof candidate.authorizationConfigured === 'function'
+  );
+}
+
+async function serverFrom(exported: unknown): Promise<McpServer | undefined> {
+  const value = typeof exported === 'function' ? await (exported as () => unknown)() : exported;
+  return isMcpServer(value) ? value : undefined;
+}
+
+export async function loadServer(specifier: string, cwd: string = process.cwd()): Promise<McpServer> {
+  const url = pathToFileURL(resolve(cwd, specifier)).href;
+  const module = (await import(url)) as Record<string, unknown>;
+  for (const name of ['default', 'createServer']) {
+    if (!(name in module)) continue;
+    const server = await serverFrom(module[name]);
+    if (server !== undefined) return server;
+    throw new Error(`${specifier}: the ${name} export is not an McpServer nor a function returning one`);
+  }
+  throw new Error(`${specifier}: export an McpServer (or a function returning one) as default or as createServer`);
+}

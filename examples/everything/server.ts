@@ -1,0 +1,38 @@
+/**
+ * The conformance fixture: an MCP server with exactly the tools, resources
+ * and prompts the official conformance suite's server scenarios call
+ * (`@modelcontextprotocol/conformance`, `--suite all`), each answering what
+ * its scenario documents. Authorization is chosen, not defaulted: everything
+ * is allowed, explicitly, so the network boot guards let it serve.
+ */
+import { asyncScheduler } from 'rxjs';
+import { allowAll, createServer, Registry, type McpServer, type ServerOptions } from '../../lib/index.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import { registerTools } from './tools.js';
+
+export interface EverythingServerOptions extends Omit<ServerOptions, 'registry' | 'authorizer' | 'readAuthorizer' | 'authorizerSource'> {
+  /** The pause between a multi-step tool's steps; default 50 ms, as the scenarios describe. */
+  stepDelayMs?: number;
+}
+
+export const DEFAULT_STEP_DELAY_MS = 50;
+
+export function createEverythingServer(options: EverythingServerOptions = {}): McpServer {
+  const { stepDelayMs = DEFAULT_STEP_DELAY_MS, ...serverOptions } = options;
+  if (!Number.isSafeInteger(stepDelayMs) || stepDelayMs < 0) {
+    throw new RangeError(`stepDelayMs must be a non-negative integer, got ${String(stepDelayMs)}`);
+  }
+  const registry = new Registry();
+  registerTools(registry, { scheduler: serverOptions.scheduler ?? asyncScheduler, stepDelayMs });
+  registerResources(registry);
+  registerPrompts(registry);
+  return createServer({
+    name: 'rxmcp-everything',
+    ...serverOptions,
+    registry,
+    authorizer: allowAll(),
+    authorizerSource: 'configured',
+    readAuthorizer: allowAll(),
+  });
+}

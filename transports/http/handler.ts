@@ -1,0 +1,127 @@
+/**
+ * createHttpHandler: streamable HTTP and the legacy HTTP+SSE transport as one
+ * `node:http` request handler, mountable in a plain `http.createServer`.
+ *
+ * Creating it runs the network boot guard. Every request passes the
+ * Host/Origin guard (403) and, when it carries one, the
+ * `MCP-Protocol-Version` check (400 for a revision we do not speak; none
+ * means 2025-03-26) before its path is looked at. `close()` ends every
+ * session and stream; requests after it are a 503.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions.js';
+import type { McpServer } from '../../lib/server.js';
+import { assertNetworkBootAllowed } from '../boot-guard.js';
+import type { HttpContext, HttpSession } from './context.js';
+import { openLegacyStream, postLegacyMessage } from './legacy-sse.js';
+import { resolveHttpOptions, type HttpHandlerOptions, type ResolvedHttpOptions } from './options.js';
+import { checkHostAndOrigin } from './origin-guard.js';
+import { refuse, sendJson } from './responses.js';
+import { SessionTable } from './sessions.js';
+import { SseWriter } from './sse-writer.js';
+import { handleDelete, handleGet, handlePost } from './streamable.js';
+import type { RoutingOrigin } from './streamable-session.js';
+
+export interface HttpHandlerStats {
+  readonly sessions: number;
+  /** SSE responses currently open, on both transports. */
+  readonly openStreams: number;
+}
+
+export interface HttpHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** Ends every session (their connections to the server) and every stream. */
+  close(): void;
+  stats(): HttpHandlerStats;
+  readonly options: ResolvedHttpOptions;
+}
+
+function methodNotAllowed(res: ServerResponse, allow: string): void {
+  refuse(res, 405, `Method Not Allowed: use ${allow}`, { Allow: allow });
+}
+
+function protocolVersionRefusal(req: IncomingMessage): string | undefined {
+  const value = req.headers['mcp-protocol-version'];
+  if (value === undefined) return undefined;
+  const version = Array.isArray(value) ? value[0] : value;
+  if (isSupportedProtocolVersion(version)) return undefined;
+  return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
+}
+
+export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
+  const resolved = resolveHttpOptions(options);
+  assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'HTTP' });
+  const logger = server.logger;
+  let openStreams = 0;
+  let closed = false;
+  const ctx: HttpContext = {
+    server,
+    options: resolved,
+    sessions: new SessionTable<HttpSession>({
+      maxSessions: resolved.maxSessions,
+      idleTimeoutMs: resolved.sessionIdleTimeoutMs,
+      scheduler: server.scheduler,
+    }),
+    routing: new AsyncLocalStorage<RoutingOrigin>(),
+    logger,
+    openWriter(res, sessionId) {
+      const writer = new SseWriter(res, {
+        maxBufferedBytes: resolved.maxStreamBufferBytes,
+        keepAliveMs: resolved.keepAliveMs,
+        scheduler: server.scheduler,
+      });
+      const release = ctx.sessions.hold(sessionId);
+      openStreams += 1;
+      writer.onClose((reason) => {
+        openStreams -= 1;
+        release();
+        if (reason === 'cut-off') logger.warn({ sessionId }, 'SSE reader too slow: stream cut off');
+      });
+      return writer;
+    },
+  };
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
+    const guard = checkHostAndOrigin(req, resolved);
+    if (!guard.ok) return refuse(res, 403, guard.reason);
+    const versionRefusal = protocolVersionRefusal(req);
+    if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    switch (url.pathname) {
+      case resolved.endpoint:
+        if (method === 'POST') return handlePost(ctx, req, res);
+        if (method === 'GET') return handleGet(ctx, req, res);
+        if (method === 'DELETE') return handleDelete(ctx, req, res);
+        return methodNotAllowed(res, 'GET, POST, DELETE');
+      case resolved.healthPath:
+        if (method !== 'GET') return methodNotAllowed(res, 'GET');
+        return sendJson(res, 200, { status: 'ok', sessions: ctx.sessions.size });
+      case resolved.ssePath:
+        if (method !== 'GET') return methodNotAllowed(res, 'GET');
+        return openLegacyStream(ctx, resolved.messagesPath!, res);
+      case resolved.messagesPath:
+        if (method !== 'POST') return methodNotAllowed(res, 'POST');
+        return postLegacyMessage(ctx, req, res, url);
+      default:
+        return refuse(res, 404, `Not Found: ${url.pathname}`);
+    }
+  }
+
+  const handler = ((req: IncomingMessage, res: ServerResponse) => {
+    route(req, res).catch((error: unknown) => {
+      logger.error({ err: error }, 'MCP HTTP handler failed');
+      if (!res.headersSent) refuse(res, 500, 'Internal Server Error');
+      else res.destroy();
+    });
+  }) as HttpHandler;
+  handler.close = () => {
+    closed = true;
+    ctx.sessions.closeAll();
+  };
+  handler.stats = () => ({ sessions: ctx.sessions.size, openStreams });
+  Object.defineProperty(handler, 'options', { value: resolved, enumerable: true });
+  return handler;
+}

@@ -1,0 +1,90 @@
+/**
+ * The 2024-11-05 HTTP+SSE transport, on the same handler: `GET /sse` opens
+ * the session's only stream and names, in an `endpoint` event, where to
+ * POST (`/messages?sessionId=<minted id>`); every server message then goes
+ * on that stream as a `message` event. `POST /messages?sessionId=...`
+ * answers 202 and its reply, if any, arrives on the stream.
+ *
+ * The stream is the session: one `server.connect` while it is open, and
+ * its end (the client leaving, a cut-off, the handler closing) ends the
+ * connection. A POST naming no live SSE session is a 404: the message has
+ * no connection to belong to, so it could neither elicit nor answer anyone
+ * else's prompt.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Subject, type Subscription } from 'rxjs';
+import { encodeMessage } from '../../lib/protocol/encode.js';
+import type { McpServer } from '../../lib/server.js';
+import { mintConnId } from '../conn-id.js';
+import { readJsonBody } from './body.js';
+import type { HttpContext } from './context.js';
+import { refuse, sendEmpty, sendJson } from './responses.js';
+import type { SseWriter } from './sse-writer.js';
+
+export class LegacySseSession {
+  readonly kind = 'legacy';
+  private readonly inbound = new Subject<unknown>();
+  private subscription: Subscription | undefined;
+  private writer: SseWriter | undefined;
+
+  constructor(
+    readonly id: string,
+    private readonly server: McpServer,
+  ) {}
+
+  /** Opens the stream, announces the POST endpoint, then connects. */
+  start(writer: SseWriter, endpoint: string): void {
+    this.writer = writer;
+    writer.open();
+    writer.event({ event: 'endpoint', data: endpoint });
+    this.subscription = this.server
+      .connect(this.id, this.inbound, { transport: 'sse' })
+      .subscribe((message) => {
+        const data = encodeMessage(message);
+        if (data !== null) writer.event({ event: 'message', data });
+      });
+  }
+
+  accept(message: unknown): void {
+    this.inbound.next(message);
+  }
+
+  close(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.inbound.complete();
+    this.writer?.end();
+  }
+}
+
+export function openLegacyStream(ctx: HttpContext, messagesPath: string, res: ServerResponse): void {
+  if (ctx.sessions.full) {
+    refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
+    return;
+  }
+  const session = new LegacySseSession(mintConnId('sse'), ctx.server);
+  ctx.sessions.add(session);
+  const writer = ctx.openWriter(res, session.id);
+  writer.onClose(() => ctx.sessions.remove(session.id));
+  session.start(writer, `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
+}
+
+export async function postLegacyMessage(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const sessionId = url.searchParams.get('sessionId');
+  const session = sessionId === null ? undefined : ctx.sessions.get(sessionId);
+  if (!(session instanceof LegacySseSession)) {
+    refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
+    return;
+  }
+  const body = await readJsonBody(req, ctx.options.maxBodyBytes);
+  if (!body.ok) {
+    sendJson(res, body.status, body.body, body.status === 413 ? { Connection: 'close' } : {});
+    return;
+  }
+  if (ctx.sessions.get(session.id) !== session) {
+    refuse(res, 404, 'Not Found: the SSE session ended while its message was being read');
+    return;
+  }
+  session.accept(body.value);
+  sendEmpty(res, 202);
+}

@@ -1,0 +1,144 @@
+/**
+ * Options of the HTTP transport (streamable HTTP and legacy HTTP+SSE on one
+ * handler), their defaults, and the validation that refuses a bad value with
+ * a ConfigError naming the option. Every bound has a finite default: no
+ * client can make this transport hold unbounded state.
+ */
+import { ConfigError } from '../../lib/errors.js';
+import { InMemoryEventStore, type EventStore } from './event-store.js';
+import { DEFAULT_ALLOWED_HOSTS } from './origin-guard.js';
+
+export interface HttpHandlerOptions {
+  /** The streamable HTTP endpoint; default `/mcp`. */
+  endpoint?: string;
+  /** GET here answers 200 JSON; `null` turns it off. Default `/health`. */
+  healthPath?: string | null;
+  /** The 2024-11-05 HTTP+SSE transport on the same handler; `false` turns it off. Default on at `/sse` and `/messages`. */
+  legacySse?: boolean | { ssePath?: string; messagesPath?: string };
+  /** Live sessions (both transports together); one more initialize is a 503. Default 1024. */
+  maxSessions?: number;
+  /** A session with no request and no open stream for this long is ended. Default 600 000 ms; `Infinity` turns it off. */
+  sessionIdleTimeoutMs?: number;
+  /** Request bodies above this are a 413. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** A comment line on every open SSE stream this often. Default 15 000 ms. */
+  keepAliveMs?: number;
+  /** The SSE `retry:` field sent with each stream's priming event. Default 1000 ms. */
+  retryMs?: number;
+  /** Bytes a stream may have waiting for a slow reader before it is cut off. Default 1 MiB. */
+  maxStreamBufferBytes?: number;
+  /** Messages held for a session's standalone GET stream while none is open. Default 256. */
+  maxBacklogMessages?: number;
+  /** Open GET streams per session; opening one more ends the oldest. Default 4. */
+  maxGetStreamsPerSession?: number;
+  /** Where SSE events are kept for replay after Last-Event-ID. Default a bounded in-memory store. */
+  eventStore?: EventStore;
+  /** Host header names (optionally `name:port`) accepted; default the loopback names, any port. */
+  allowedHosts?: readonly string[];
+  /** Origin headers accepted (e.g. `https://app.example`); default any origin whose host is in allowedHosts. */
+  allowedOrigins?: readonly string[];
+  /** The network boot guard: `false` serves without authorization. Default: required unless NODE_ENV is development/test. */
+  requireAuthorization?: boolean;
+  /** Where the boot guard reads NODE_ENV; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ResolvedHttpOptions {
+  readonly endpoint: string;
+  readonly healthPath: string | null;
+  readonly ssePath: string | null;
+  readonly messagesPath: string | null;
+  readonly maxSessions: number;
+  readonly sessionIdleTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly keepAliveMs: number;
+  readonly retryMs: number;
+  readonly maxStreamBufferBytes: number;
+  readonly maxBacklogMessages: number;
+  readonly maxGetStreamsPerSession: number;
+  readonly eventStore: EventStore;
+  readonly allowedHosts: readonly string[];
+  readonly allowedOrigins: readonly string[] | null;
+  readonly requireAuthorization: boolean | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+const KNOWN = new Set([
+  'endpoint', 'healthPath', 'legacySse', 'maxSessions', 'sessionIdleTimeoutMs', 'maxBodyBytes', 'keepAliveMs',
+  'retryMs', 'maxStreamBufferBytes', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'allowedHosts', 'allowedOrigins',
+  'requireAuthorization', 'env',
+]);
+
+function positiveInteger(option: string, value: unknown, fallback: number, allowInfinity = false): number {
+  if (value === undefined) return fallback;
+  if (allowInfinity && value === Infinity) return value;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(option, `${option} must be a positive integer${allowInfinity ? ' or Infinity' : ''}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function path(option: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !value.startsWith('/') || value.includes('?')) {
+    throw new ConfigError(option, `${option} must be a path starting with "/" and without a query`);
+  }
+  return value;
+}
+
+function stringList(option: string, value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0)) {
+    throw new ConfigError(option, `${option} must be an array of non-empty strings`);
+  }
+  return value.map((v: string) => v.toLowerCase());
+}
+
+function isEventStore(value: unknown): value is EventStore {
+  const store = value as EventStore;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof store.append === 'function' &&
+    typeof store.replayAfter === 'function' &&
+    typeof store.deleteSession === 'function'
+  );
+}
+
+export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHttpOptions {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new ConfigError(key, `unknown HTTP transport option ${key}`);
+  }
+  const legacy = options.legacySse ?? true;
+  if (typeof legacy !== 'boolean' && (typeof legacy !== 'object' || legacy === null)) {
+    throw new ConfigError('legacySse', 'legacySse must be a boolean or { ssePath, messagesPath }');
+  }
+  const legacyPaths = typeof legacy === 'object' ? legacy : {};
+  if (options.eventStore !== undefined && !isEventStore(options.eventStore)) {
+    throw new ConfigError('eventStore', 'eventStore must implement append, replayAfter and deleteSession');
+  }
+  if (options.requireAuthorization !== undefined && typeof options.requireAuthorization !== 'boolean') {
+    throw new ConfigError('requireAuthorization', 'requireAuthorization must be a boolean');
+  }
+  const healthPath = options.healthPath === null ? null : path('healthPath', options.healthPath, '/health');
+  return {
+    endpoint: path('endpoint', options.endpoint, '/mcp'),
+    healthPath,
+    ssePath: legacy === false ? null : path('legacySse.ssePath', legacyPaths.ssePath, '/sse'),
+    messagesPath: legacy === false ? null : path('legacySse.messagesPath', legacyPaths.messagesPath, '/messages'),
+    maxSessions: positiveInteger('maxSessions', options.maxSessions, 1024),
+    sessionIdleTimeoutMs: positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 600_000, true),
+    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 4 * 1024 * 1024),
+    keepAliveMs: positiveInteger('keepAliveMs', options.keepAliveMs, 15_000),
+    retryMs: positiveInteger('retryMs', options.retryMs, 1000),
+    maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, 1024 * 1024),
+    maxBacklogMessages: positiveInteger('maxBacklogMessages', options.maxBacklogMessages, 256),
+    maxGetStreamsPerSession: positiveInteger('maxGetStreamsPerSession', options.maxGetStreamsPerSession, 4),
+    eventStore: options.eventStore ?? new InMemoryEventStore(),
+    allowedHosts: stringList('allowedHosts', options.allowedHosts) ?? DEFAULT_ALLOWED_HOSTS,
+    allowedOrigins: stringList('allowedOrigins', options.allowedOrigins) ?? null,
+    requireAuthorization: options.requireAuthorization,
+    env: options.env ?? process.env,
+  };
+}

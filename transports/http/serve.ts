@@ -1,0 +1,66 @@
+/**
+ * serveHttp: createHttpHandler on a `node:http` server of its own, bound to
+ * 127.0.0.1 unless told otherwise (a local server should not listen on
+ * every interface). `close()` ends the handler's sessions, then every
+ * socket, then the listener.
+ */
+import { createServer as createNodeServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpServer } from '../../lib/server.js';
+import { createHttpHandler, type HttpHandler } from './handler.js';
+import type { HttpHandlerOptions } from './options.js';
+
+export interface ServeHttpOptions extends HttpHandlerOptions {
+  /** Default 0: an ephemeral port (read it from the returned `port` or `url`). */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+}
+
+export interface HttpServerHandle {
+  /** The streamable HTTP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  /** The legacy SSE stream's URL, or null when it is off. */
+  readonly sseUrl: string | null;
+  readonly host: string;
+  readonly port: number;
+  readonly httpServer: Server;
+  readonly handler: HttpHandler;
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+export async function serveHttp(server: McpServer, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
+  const { port = 0, host = '127.0.0.1', ...handlerOptions } = options;
+  const handler = createHttpHandler(server, handlerOptions);
+  const httpServer = createNodeServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (httpServer.address() as AddressInfo).port;
+  const base = `http://${urlHost(host)}:${bound}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${base}${handler.options.endpoint}`,
+    sseUrl: handler.options.ssePath === null ? null : `${base}${handler.options.ssePath}`,
+    host,
+    port: bound,
+    httpServer,
+    handler,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        handler.close();
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,262 @@
+/**
+ * One streamable HTTP session: exactly one `server.connect(sessionId, ...)`
+ * for its whole life, and the routing of what comes out of it onto the
+ * session's HTTP streams.
+ *
+ * - A reply goes where its request came from: the POST's SSE stream (which
+ *   then ends) or the POST's JSON answer.
+ * - A server-to-client request or notification caused while handling a POST
+ *   (an elicitation/create for a parked call, a notification sent by the
+ *   tool) goes on that POST's stream, before its reply, while the stream is
+ *   still waiting for it. "Caused by" is the async context the message was
+ *   emitted in: each inbound message is fed to the server inside
+ *   `routing.run(itsStream)`, and Node carries that context through the
+ *   callbacks, promises and timers the server starts for it.
+ * - Anything else (broadcasts, pushes after their request ended) goes on the
+ *   newest open GET stream (at most `maxGetStreams` are open; one more ends
+ *   the oldest), or waits in a bounded backlog until one opens.
+ *
+ * Every SSE event is appended to the event store under its stream, also when
+ * the stream's connection has dropped, so `Last-Event-ID` can resume any
+ * stream (POST or GET) from where the client lost it. Closing the session
+ * unsubscribes the connection: its parked calls are dropped, its workers
+ * aborted.
+ */
+import type { AsyncLocalStorage } from 'node:async_hooks';
+import { Subject, type Subscription } from 'rxjs';
+import type { Logger } from '../../lib/logger.js';
+import { encodeMessage } from '../../lib/protocol/encode.js';
+import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
+import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
+import type { McpServer } from '../../lib/server.js';
+import type { EventStore, Replay } from './event-store.js';
+import type { SseWriter } from './sse-writer.js';
+
+/** Where a JSON-mode POST's reply goes. */
+export interface ReplyWaiter {
+  settle(data: string): void;
+  /** No reply will come: the request was cancelled, or the session closed. */
+  abandon(reason: 'cancelled' | 'closed'): void;
+}
+
+interface PostStream {
+  readonly kind: 'post';
+  readonly id: string;
+  writer: SseWriter | undefined;
+}
+
+interface JsonSink {
+  readonly kind: 'json';
+  readonly waiter: ReplyWaiter;
+}
+
+interface GetStream {
+  readonly kind: 'get';
+  readonly id: string;
+  readonly writer: SseWriter;
+}
+
+/** The async-context value: which POST a message was fed from. */
+export type RoutingOrigin = PostStream | JsonSink;
+
+export interface StreamableSessionDeps {
+  readonly server: McpServer;
+  readonly store: EventStore;
+  readonly retryMs: number;
+  readonly maxBacklogMessages: number;
+  readonly maxGetStreams: number;
+  readonly routing: AsyncLocalStorage<RoutingOrigin>;
+  readonly logger: Logger;
+}
+
+const LISTENER_PREFIX = 'g';
+const POST_PREFIX = 'p';
+
+function requestKey(id: JsonRpcId): string {
+  return JSON.stringify(id);
+}
+
+export class StreamableSession {
+  readonly kind = 'streamable';
+  private readonly inbound = new Subject<unknown>();
+  private readonly subscription: Subscription;
+  /** Requests waiting for their reply, by id. */
+  private readonly awaiting = new Map<string, PostStream | JsonSink>();
+  /** POST streams still waiting for their reply, by stream id. */
+  private readonly postStreams = new Map<string, PostStream>();
+  /** Open GET streams, oldest first. */
+  private readonly listeners: GetStream[] = [];
+  private readonly backlog: string[] = [];
+  private streamCount = 0;
+  private closed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly deps: StreamableSessionDeps,
+  ) {
+    this.subscription = deps.server.connect(id, this.inbound, { transport: 'http' }).subscribe((message) => this.route(message));
+  }
+
+  isAwaiting(requestId: JsonRpcId): boolean {
+    return this.awaiting.has(requestKey(requestId));
+  }
+
+  /** A request whose messages and reply go on `writer` (already open), after a priming event. */
+  requestOverSse(message: unknown, requestId: JsonRpcId, writer: SseWriter): void {
+    const stream: PostStream = { kind: 'post', id: this.newStreamId(POST_PREFIX), writer };
+    this.awaiting.set(requestKey(requestId), stream);
+    this.postStreams.set(stream.id, stream);
+    this.detachOnClose(stream, writer);
+    writer.prime(this.deps.store.append(this.id, stream.id, null), this.deps.retryMs);
+    this.deps.routing.run(stream, () => this.inbound.next(message));
+  }
+
+  /** A request answered with one JSON body. */
+  requestOverJson(message: unknown, requestId: JsonRpcId, waiter: ReplyWaiter): void {
+    const sink: JsonSink = { kind: 'json', waiter };
+    this.awaiting.set(requestKey(requestId), sink);
+    this.deps.routing.run(sink, () => this.inbound.next(message));
+  }
+
+  /** A notification or a response (an elicitation answer): nothing comes back on this POST. */
+  accept(message: unknown): void {
+    this.deps.routing.exit(() => this.inbound.next(message));
+    if (!isPlainObject(message) || message.method !== 'notifications/cancelled') return;
+    const params = message.params;
+    if (!isPlainObject(params) || params.requestId === undefined) return;
+    // The server has dropped the call (no reply will come): end what waits for it.
+    const key = requestKey(params.requestId as JsonRpcId);
+    const sink = this.awaiting.get(key);
+    if (sink === undefined) return;
+    this.awaiting.delete(key);
+    if (sink.kind === 'json') sink.waiter.abandon('cancelled');
+    else this.finish(sink);
+  }
+
+  /**
+   * A GET: resumes the stream `lastEventId` belongs to (replay, then live
+   * while it lasts), or opens a new standalone stream. False when there is
+   * nothing to resume (a finished POST stream fully delivered): the caller
+   * answers 204 and `writer` was not opened.
+   */
+  listen(writer: SseWriter, lastEventId: string | undefined): boolean {
+    const replay = lastEventId === undefined ? undefined : this.deps.store.replayAfter(this.id, lastEventId);
+    if (replay !== undefined) return this.resume(writer, replay);
+    const stream: GetStream = { kind: 'get', id: this.newStreamId(LISTENER_PREFIX), writer };
+    writer.open();
+    writer.prime(this.deps.store.append(this.id, stream.id, null), this.deps.retryMs);
+    this.attachListener(stream);
+    return true;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.subscription.unsubscribe();
+    this.inbound.complete();
+    for (const sink of this.awaiting.values()) {
+      if (sink.kind === 'json') sink.waiter.abandon('closed');
+    }
+    for (const stream of this.postStreams.values()) stream.writer?.end();
+    for (const stream of [...this.listeners]) stream.writer.end();
+    this.awaiting.clear();
+    this.postStreams.clear();
+    this.backlog.length = 0;
+    this.deps.store.deleteSession(this.id);
+  }
+
+  private resume(writer: SseWriter, replay: Replay): boolean {
+    const post = this.postStreams.get(replay.streamId);
+    const isListener = replay.streamId.startsWith(LISTENER_PREFIX);
+    if (post === undefined && !isListener && replay.events.length === 0) return false;
+    writer.open();
+    for (const event of replay.events) writer.event(event);
+    if (post !== undefined) {
+      const previous = post.writer;
+      post.writer = writer;
+      this.detachOnClose(post, writer);
+      previous?.end();
+    } else if (isListener) {
+      this.attachListener({ kind: 'get', id: replay.streamId, writer });
+    } else {
+      writer.end(); // a finished POST stream: the replay was all it had left
+    }
+    return true;
+  }
+
+  private attachListener(stream: GetStream): void {
+    for (const other of this.listeners.filter((l) => l.id === stream.id)) other.writer.end();
+    // Bounded: a newcomer (often a reconnect the server has not seen drop yet) ends the oldest.
+    while (this.listeners.length >= this.deps.maxGetStreams) this.listeners.shift()!.writer.end();
+    this.listeners.push(stream);
+    stream.writer.onClose(() => {
+      const at = this.listeners.indexOf(stream);
+      if (at >= 0) this.listeners.splice(at, 1);
+    });
+    for (const data of this.backlog.splice(0)) this.emit(stream, data);
+  }
+
+  private detachOnClose(stream: PostStream, writer: SseWriter): void {
+    writer.onClose(() => {
+      if (stream.writer === writer) stream.writer = undefined;
+    });
+  }
+
+  private route(message: OutboundMessage): void {
+    const data = encodeMessage(message);
+    if (data === null) {
+      this.deps.logger.warn({ sessionId: this.id }, 'unserialisable server message dropped');
+      return;
+    }
+    if (!('method' in message)) {
+      const key = requestKey(message.id);
+      const sink = this.awaiting.get(key);
+      if (sink === undefined) {
+        this.deps.logger.debug({ sessionId: this.id, id: message.id }, 'reply for a request no longer awaited; dropped');
+        return;
+      }
+      this.awaiting.delete(key);
+      if (sink.kind === 'json') {
+        sink.waiter.settle(data);
+      } else {
+        this.emit(sink, data);
+        this.finish(sink);
+      }
+      return;
+    }
+    const origin = this.deps.routing.getStore();
+    if (origin?.kind === 'post' && this.postStreams.get(origin.id) === origin) this.emit(origin, data);
+    else this.toListener(data);
+  }
+
+  private toListener(data: string): void {
+    const listener = this.listeners[this.listeners.length - 1];
+    if (listener !== undefined) {
+      this.emit(listener, data);
+      return;
+    }
+    this.backlog.push(data);
+    if (this.backlog.length > this.deps.maxBacklogMessages) {
+      this.backlog.shift();
+      this.deps.logger.warn({ sessionId: this.id }, 'no GET stream open: oldest undelivered message dropped');
+    }
+  }
+
+  private emit(stream: PostStream | GetStream, data: string): void {
+    const id = this.deps.store.append(this.id, stream.id, data);
+    stream.writer?.event({ id, data });
+  }
+
+  /** A POST stream's reply is out (or will never come): the stream is over. */
+  private finish(stream: PostStream): void {
+    this.postStreams.delete(stream.id);
+    const writer = stream.writer;
+    stream.writer = undefined;
+    writer?.end();
+  }
+
+  private newStreamId(prefix: string): string {
+    this.streamCount += 1;
+    return `${prefix}${this.streamCount}`;
+  }
+}

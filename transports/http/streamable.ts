@@ -1,0 +1,143 @@
+/**
+ * The streamable HTTP endpoint (MCP 2025-03-26 and later): POST, GET and
+ * DELETE on one path.
+ *
+ * - POST initialize without a session id mints the session (its id is the
+ *   connection id, returned in `Mcp-Session-Id`); a full table is a 503.
+ *   Any other POST needs the header (400 without it, 404 for a session that
+ *   ended or expired).
+ * - POST of a request: an SSE stream when the client accepts one (the
+ *   request's own server messages, then its reply, then the end), else one
+ *   JSON reply. POST of a notification or response: 202, no body. A body
+ *   the envelope check refuses: 400 with the JSON-RPC error.
+ * - GET opens a standalone SSE stream, or resumes one after `Last-Event-ID`.
+ * - DELETE ends the session: its connection to the server goes, so its
+ *   parked calls are dropped and its workers aborted.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { invalidRequest } from '../../lib/errors.js';
+import { classifyMessage } from '../../streams/classify-message.js';
+import { mintConnId } from '../conn-id.js';
+import { readJsonBody } from './body.js';
+import type { HttpContext } from './context.js';
+import { refuse, sendEmpty, sendJson } from './responses.js';
+import { StreamableSession } from './streamable-session.js';
+
+const SESSION_HEADER = 'mcp-session-id';
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function acceptsEventStream(req: IncomingMessage): boolean {
+  return (header(req, 'accept') ?? '').toLowerCase().includes('text/event-stream');
+}
+
+function isJsonContentType(req: IncomingMessage): boolean {
+  const type = header(req, 'content-type');
+  return type === undefined || type.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/** The session the request names; answers 400/404 itself and returns undefined when there is none. */
+function namedSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): StreamableSession | undefined {
+  const id = header(req, SESSION_HEADER);
+  if (id === undefined) {
+    refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required (initialize first to get one)');
+    return undefined;
+  }
+  const session = ctx.sessions.get(id);
+  if (!(session instanceof StreamableSession)) {
+    refuse(res, 404, 'Not Found: no live session with that Mcp-Session-Id (it ended or expired); initialize a new one');
+    return undefined;
+  }
+  ctx.sessions.touch(id);
+  return session;
+}
+
+function newSession(ctx: HttpContext, res: ServerResponse): StreamableSession | undefined {
+  if (ctx.sessions.full) {
+    refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
+    return undefined;
+  }
+  const session = new StreamableSession(mintConnId('mcp'), {
+    server: ctx.server,
+    store: ctx.options.eventStore,
+    retryMs: ctx.options.retryMs,
+    maxBacklogMessages: ctx.options.maxBacklogMessages,
+    maxGetStreams: ctx.options.maxGetStreamsPerSession,
+    routing: ctx.routing,
+    logger: ctx.logger,
+  });
+  ctx.sessions.add(session);
+  return session;
+}
+
+export async function handlePost(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!isJsonContentType(req)) {
+    refuse(res, 415, 'Unsupported Media Type: POST a JSON-RPC message as application/json');
+    return;
+  }
+  const body = await readJsonBody(req, ctx.options.maxBodyBytes);
+  if (!body.ok) {
+    sendJson(res, body.status, body.body, body.status === 413 ? { Connection: 'close' } : {});
+    return;
+  }
+  const message = classifyMessage(body.value);
+  if (message.kind === 'invalid') {
+    sendJson(res, 400, message.reply);
+    return;
+  }
+  const initializing = message.kind === 'request' && message.method === 'initialize' && header(req, SESSION_HEADER) === undefined;
+  const session = initializing ? newSession(ctx, res) : namedSession(ctx, req, res);
+  if (session === undefined) return;
+  if (message.kind !== 'request') {
+    session.accept(body.value);
+    sendEmpty(res, 202);
+    return;
+  }
+  if (session.isAwaiting(message.id)) {
+    sendJson(res, 400, invalidRequest(message.id, 'Invalid Request: a request with this id is already in flight on this session'));
+    return;
+  }
+  const headers = { 'Mcp-Session-Id': session.id };
+  if (acceptsEventStream(req)) {
+    const writer = ctx.openWriter(res, session.id);
+    writer.open(headers);
+    session.requestOverSse(body.value, message.id, writer);
+    return;
+  }
+  const release = ctx.sessions.hold(session.id);
+  res.on('close', release);
+  session.requestOverJson(body.value, message.id, {
+    settle: (data) => {
+      release();
+      if (res.headersSent || res.destroyed) return;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)), ...headers });
+      res.end(data);
+    },
+    abandon: (reason) => {
+      release();
+      if (reason === 'cancelled') sendEmpty(res, 202, headers);
+      else refuse(res, 404, 'Not Found: the session ended before this request was answered');
+    },
+  });
+}
+
+export function handleGet(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
+  if (!acceptsEventStream(req)) {
+    refuse(res, 406, 'Not Acceptable: GET on the MCP endpoint opens an SSE stream; send Accept: text/event-stream');
+    return;
+  }
+  const session = namedSession(ctx, req, res);
+  if (session === undefined) return;
+  const writer = ctx.openWriter(res, session.id);
+  if (!session.listen(writer, header(req, 'last-event-id'))) sendEmpty(res, 204);
+}
+
+export function handleDelete(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
+  const session = namedSession(ctx, req, res);
+  if (session === undefined) return;
+  ctx.sessions.remove(session.id);
+  sendEmpty(res, 204);
+}

@@ -1,0 +1,145 @@
+/**
+ * serveWebSocket's options, their defaults, and the validation that refuses
+ * a bad value with a ConfigError naming the option (as createServer does).
+ * Two shapes: attach to an existing http(s) server on one path, so the
+ * WebSocket endpoint can share a port with the HTTP transport, or listen on
+ * a port of its own.
+ */
+import type { Server as HttpServer } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import { ConfigError } from '../../lib/errors.js';
+
+export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+interface CommonOptions {
+  /** Largest inbound message in bytes; a bigger one closes the socket with 1009. Default 4 MiB. */
+  maxPayload?: number;
+  /** Unread outbound bytes a socket may hold when the next message is due; over it the slow consumer is closed (1013). Default 8 MiB. */
+  maxBufferedBytes?: number;
+  /** Ping period on the server's scheduler; a socket that missed the last pong is terminated. Default 30 000; null disables. */
+  pingIntervalMs?: number | null;
+  /** How long a closing socket may take to finish the close handshake before it is terminated. Default 5 000. */
+  closeGraceMs?: number;
+  /** Host header names (hostname only, port ignored) that may upgrade. Default loopback names; null disables the check. */
+  allowedHosts?: readonly string[] | null;
+  /**
+   * Origins that may upgrade when the client sends one (browsers do; other
+   * clients usually do not, and are let through). An entry with "://" is a
+   * full origin, anything else a hostname. Default loopback names; null
+   * disables the check.
+   */
+  allowedOrigins?: readonly string[] | null;
+  /** The network boot guard: false serves without chosen authorization, explicitly. */
+  requireAuthorization?: boolean;
+  /** The environment the boot guard reads NODE_ENV from; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface AttachWebSocketOptions extends CommonOptions {
+  /** An http or https server someone else listens with; only upgrades for `path` are handled. */
+  server: HttpServer | HttpsServer;
+  /** Default "/ws". */
+  path?: string;
+}
+
+export interface ListenWebSocketOptions extends CommonOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Default "127.0.0.1". */
+  host?: string;
+  /** Upgrades on any other path are refused with 404; default: any path. */
+  path?: string;
+}
+
+export type ServeWebSocketOptions = AttachWebSocketOptions | ListenWebSocketOptions;
+
+export interface ResolvedWebSocketOptions {
+  readonly mode: 'attach' | 'listen';
+  readonly httpServer: HttpServer | HttpsServer | undefined;
+  readonly port: number;
+  readonly host: string;
+  readonly path: string | undefined;
+  readonly maxPayload: number;
+  readonly maxBufferedBytes: number;
+  readonly pingIntervalMs: number | null;
+  readonly closeGraceMs: number;
+  readonly allowedHosts: ReadonlySet<string> | null;
+  readonly allowedOrigins: ReadonlySet<string> | null;
+  readonly requireAuthorization: boolean | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+const KNOWN_OPTIONS = new Set<string>([
+  'server', 'port', 'host', 'path', 'maxPayload', 'maxBufferedBytes', 'pingIntervalMs', 'closeGraceMs',
+  'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env',
+]);
+
+function positiveInteger(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(option, `${option} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Lower-cased, IPv6 literals bracketed, so "::1" and "[::1]" name the same host. */
+export function normalizeHostname(name: string): string {
+  const lower = name.trim().toLowerCase();
+  return lower.includes(':') && !lower.startsWith('[') && !lower.includes('://') ? `[${lower}]` : lower;
+}
+
+function nameList(option: string, value: unknown): ReadonlySet<string> | null {
+  if (value === undefined) return new Set(LOOPBACK_NAMES);
+  if (value === null) return null;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0)) {
+    throw new ConfigError(option, `${option} must be an array of non-empty strings, or null to disable the check`);
+  }
+  return new Set(value.map(normalizeHostname));
+}
+
+function path(value: unknown, fallback: string | undefined): string | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !value.startsWith('/')) {
+    throw new ConfigError('path', `path must be a string starting with "/", got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function resolveWebSocketOptions(options: ServeWebSocketOptions): ResolvedWebSocketOptions {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'options must be an object');
+  // A misspelt bound would otherwise silently fall back to its default.
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, `unknown option ${key}`);
+  }
+  const attach = 'server' in options && options.server !== undefined;
+  if (attach && 'port' in options && options.port !== undefined) {
+    throw new ConfigError('port', 'give either server (attach) or port (listen), not both');
+  }
+  if (!attach) {
+    const port = (options as ListenWebSocketOptions).port;
+    if (typeof port !== 'number' || !Number.isSafeInteger(port) || port < 0 || port > 65535) {
+      throw new ConfigError('port', `port must be an integer from 0 to 65535 (or pass server to attach), got ${JSON.stringify(port)}`);
+    }
+  }
+  const host = attach ? '' : ((options as ListenWebSocketOptions).host ?? '127.0.0.1');
+  if (typeof host !== 'string') throw new ConfigError('host', 'host must be a string');
+  const pingIntervalMs = options.pingIntervalMs === null ? null : positiveInteger('pingIntervalMs', options.pingIntervalMs, 30_000);
+  if (options.requireAuthorization !== undefined && typeof options.requireAuthorization !== 'boolean') {
+    throw new ConfigError('requireAuthorization', 'requireAuthorization must be a boolean');
+  }
+  return {
+    mode: attach ? 'attach' : 'listen',
+    httpServer: attach ? (options as AttachWebSocketOptions).server : undefined,
+    port: attach ? 0 : (options as ListenWebSocketOptions).port,
+    host,
+    path: path(options.path, attach ? '/ws' : undefined),
+    maxPayload: positiveInteger('maxPayload', options.maxPayload, 4 * 1024 * 1024),
+    maxBufferedBytes: positiveInteger('maxBufferedBytes', options.maxBufferedBytes, 8 * 1024 * 1024),
+    pingIntervalMs,
+    closeGraceMs: positiveInteger('closeGraceMs', options.closeGraceMs, 5_000),
+    allowedHosts: nameList('allowedHosts', options.allowedHosts),
+    allowedOrigins: nameList('allowedOrigins', options.allowedOrigins),
+    requireAuthorization: options.requireAuthorization,
+    env: options.env ?? process.env,
+  };
+}

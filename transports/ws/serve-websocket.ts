@@ -1,0 +1,143 @@
+/**
+ * serveWebSocket: MCP over WebSocket (subprotocol "mcp", one JSON-RPC
+ * message per text frame, one server connection per socket). Either attached
+ * to an existing http(s) server, handling upgrades for its path only so it
+ * can share a port with the HTTP transport, or listening on a port of its
+ * own. The network boot guard runs before anything listens. `close()` stops
+ * taking upgrades, ends every connection (1001) and, when it owns the
+ * listener, closes it.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { Server as TlsServer } from 'node:tls';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { McpServer } from '../../lib/server.js';
+import { assertNetworkBootAllowed } from '../boot-guard.js';
+import { CLOSE_GOING_AWAY } from './closing.js';
+import { MCP_SUBPROTOCOL, checkHandshake, refuseUpgrade } from './handshake.js';
+import { resolveWebSocketOptions, type ResolvedWebSocketOptions, type ServeWebSocketOptions } from './options.js';
+import { serveSocket, type SocketConnection } from './socket-connection.js';
+
+export interface WebSocketTransport {
+  /** ws:// (or wss://) URL of the endpoint, once its server listens. */
+  readonly url: string | undefined;
+  /** Live sockets. */
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+function pathOf(request: IncomingMessage): string | undefined {
+  try {
+    return new URL(request.url ?? '/', 'http://placeholder').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+function urlOf(httpServer: HttpServer | TlsServer, path: string | undefined): string | undefined {
+  const address = httpServer.address();
+  if (address === null || typeof address === 'string') return undefined;
+  const { address: ip, port } = address as AddressInfo;
+  const host = ip.includes(':') ? `[${ip}]` : ip;
+  const scheme = httpServer instanceof TlsServer ? 'wss' : 'ws';
+  return `${scheme}://${host}:${port}${path ?? '/'}`;
+}
+
+function listen(httpServer: HttpServer, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    httpServer.once('error', onError);
+    httpServer.listen(port, host, () => {
+      httpServer.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** The listener of its own: plain HTTP requests are told to upgrade. */
+function ownHttpServer(): HttpServer {
+  return createHttpServer((_request, response) => {
+    response.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Upgrade: 'websocket', Connection: 'Upgrade' });
+    response.end(`This is an MCP WebSocket endpoint: connect with a WebSocket client, subprotocol "${MCP_SUBPROTOCOL}".\n`);
+  });
+}
+
+export async function serveWebSocket(server: McpServer, options: ServeWebSocketOptions): Promise<WebSocketTransport> {
+  const resolved: ResolvedWebSocketOptions = resolveWebSocketOptions(options);
+  assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'WebSocket' });
+  const logger = server.logger;
+  const httpServer = resolved.httpServer ?? ownHttpServer();
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    maxPayload: resolved.maxPayload,
+    handleProtocols: (protocols) => (protocols.has(MCP_SUBPROTOCOL) ? MCP_SUBPROTOCOL : false),
+  });
+  const live = new Map<WebSocket, SocketConnection>();
+  let closing = false;
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (resolved.path !== undefined && pathOf(request) !== resolved.path) {
+      // Attached: another upgrade handler on the shared server may own that path.
+      if (resolved.mode === 'listen') refuseUpgrade(socket, 404, 'no WebSocket endpoint on this path');
+      return;
+    }
+    if (closing) {
+      refuseUpgrade(socket, 503, 'server shutting down');
+      return;
+    }
+    const verdict = checkHandshake(request, resolved);
+    if (!verdict.ok) {
+      logger.info({ status: verdict.status, reason: verdict.reason }, 'rxmcp ws: upgrade refused');
+      refuseUpgrade(socket, verdict.status, verdict.reason);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      if (closing) {
+        ws.terminate();
+        return;
+      }
+      live.set(ws, serveSocket(server, ws, resolved, logger));
+      ws.once('close', () => live.delete(ws));
+    });
+  };
+
+  httpServer.on('upgrade', onUpgrade);
+  if (resolved.mode === 'listen') {
+    try {
+      await listen(httpServer as HttpServer, resolved.port, resolved.host);
+    } catch (error) {
+      httpServer.off('upgrade', onUpgrade);
+      throw error;
+    }
+  }
+  logger.info({ url: urlOf(httpServer, resolved.path) }, 'rxmcp ws: serving');
+
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      closing = true;
+      httpServer.off('upgrade', onUpgrade);
+      const sockets = [...live.entries()];
+      const gone = sockets.map(([ws]) => new Promise<void>((resolve) => (ws.readyState === ws.CLOSED ? resolve() : ws.once('close', () => resolve()))));
+      for (const [, connection] of sockets) connection.end(CLOSE_GOING_AWAY, 'server shutting down');
+      await Promise.all(gone);
+      wss.close();
+      if (resolved.mode === 'listen') {
+        await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      }
+    })();
+    return closed;
+  };
+
+  return {
+    get url() {
+      return urlOf(httpServer, resolved.path);
+    },
+    get connections() {
+      return live.size;
+    },
+    close,
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * One WebSocket, one server connection: text frames in, `server.connect`
+ * under a freshly minted id, messages out as text frames. The connection
+ * lives exactly as long as the socket: the socket closing unsubscribes it
+ * (its parked calls dropped, its workers aborted). A peer that still has
+ * more than `maxBufferedBytes` of earlier output unread when the next message
+ * is due is a slow consumer: it is closed with 1013 rather than allowed to
+ * grow the server's memory (the backlog is bounded by the limit plus one
+ * message).
+ */
+import { Observable, Subscription, type SchedulerLike } from 'rxjs';
+import { WebSocket } from 'ws';
+import type { ConnId } from '../../lib/context.js';
+import { parseError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/logger.js';
+import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
+import type { McpServer } from '../../lib/server.js';
+import { mintConnId } from '../conn-id.js';
+import { CLOSE_NORMAL, CLOSE_TRY_AGAIN_LATER, closeWithGrace } from './closing.js';
+import { decodeFrame } from './frames.js';
+import { keepAlive } from './liveness.js';
+
+export interface SocketLimits {
+  readonly maxBufferedBytes: number;
+  readonly pingIntervalMs: number | null;
+  readonly closeGraceMs: number;
+}
+
+export interface SocketConnection {
+  readonly connId: ConnId;
+  /** Ends the server connection and closes the socket with `code`. */
+  end(code: number, reason: string): void;
+}
+
+export function serveSocket(server: McpServer, socket: WebSocket, limits: SocketLimits, logger: Logger): SocketConnection {
+  const connId = mintConnId('ws');
+  const scheduler: SchedulerLike = server.scheduler;
+  const connection = new Subscription();
+  // Outlives `connection`: the close grace must still run after the connection is gone.
+  const closing = new Subscription();
+
+  const end = (code: number, reason: string) => {
+    connection.unsubscribe();
+    closing.add(closeWithGrace(socket, code, reason, limits.closeGraceMs, scheduler));
+  };
+
+  const send = (message: unknown) => {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    // Checked before sending, so one large reply to a reader that keeps up is never mistaken for a backlog.
+    if (socket.bufferedAmount > limits.maxBufferedBytes) {
+      logger.warn({ connId, bufferedAmount: socket.bufferedAmount }, 'rxmcp ws: slow consumer closed');
+      end(CLOSE_TRY_AGAIN_LATER, `slow consumer: over ${limits.maxBufferedBytes} bytes of outbound data unread`);
+      return;
+    }
+    let frame: string;
+    try {
+      frame = JSON.stringify(message);
+    } catch (error) {
+      logger.error({ connId, err: error }, 'rxmcp ws: outbound message is not serializable; dropped');
+      return;
+    }
+    socket.send(frame);
+  };
+
+  const inbound$ = new Observable<unknown>((subscriber) => {
+    const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
+      const decoded = decodeFrame(data, isBinary);
+      if (decoded.ok) subscriber.next(decoded.message);
+      else send(parseError(decoded.detail));
+    };
+    socket.on('message', onMessage);
+    return () => socket.off('message', onMessage);
+  });
+
+  socket.on('error', (error) => logger.debug({ connId, err: error }, 'rxmcp ws: socket error'));
+  socket.once('close', (code) => {
+    logger.debug({ connId, code }, 'rxmcp ws: socket closed');
+    connection.unsubscribe();
+    closing.unsubscribe();
+  });
+
+  connection.add(
+    server.connect(connId, inbound$, { transport: 'ws' }).subscribe({
+      next: (message: OutboundMessage) => send(message),
+      complete: () => end(CLOSE_NORMAL, 'connection ended'),
+    }),
+  );
+  if (limits.pingIntervalMs !== null) connection.add(keepAlive(socket, limits.pingIntervalMs, scheduler));
+  logger.debug({ connId }, 'rxmcp ws: connection opened');
+  return { connId, end };
+}
