@@ -44,7 +44,7 @@ interface Session {
 }
 
 async function startDemo(): Promise<Session> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN], cwd: ROOT, stderr: 'pipe', env: { LOG_LEVEL: 'info' } });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, '--stdio'], cwd: ROOT, stderr: 'pipe', env: { LOG_LEVEL: 'info' } });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
@@ -207,7 +207,7 @@ describe('the demo CLI as a plain process', () => {
   });
 
   test('SIGTERM closes the connection and exits 0', async () => {
-    const child = spawn(process.execPath, [MAIN], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, '--stdio'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     children.push(child);
     let stderr = '';
     const serving = new Promise<void>((resolve) => {

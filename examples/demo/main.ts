@@ -1,31 +1,81 @@
 #!/usr/bin/env node
 /**
- * The demo CLI: serves the demo server over stdio. stdout is the wire, so
- * everything human-readable (the connect hint, the pino log) goes to stderr.
- * Exits 0 when stdin ends (the client went away) or on SIGINT/SIGTERM, once
- * the connection is closed; 2 on a bad argument.
+ * The demo CLI. By default it serves the demo server over Streamable HTTP
+ * (/mcp), legacy HTTP+SSE (/sse) and WebSocket (/ws) on one port of
+ * 127.0.0.1, and prints the URLs; with `--stdio` it serves stdin/stdout
+ * instead (stdout is then the wire, so everything human-readable goes to
+ * stderr either way). Exits 0 on SIGINT/SIGTERM or, for stdio, when stdin
+ * ends; 2 on a bad argument; 1 when it cannot start.
  */
-import { pino } from 'pino';
-import { serveStdio } from '../../transports/index.js';
+import { pino, type Logger } from 'pino';
+import { serveHttp, serveStdio, serveWebSocket } from '../../transports/index.js';
+import type { McpServer } from '../../lib/index.js';
 import { parseDemoArgs, UsageError, USAGE, type DemoCommand } from './args.js';
 import { createDemoServer } from './server.js';
 
-const CONNECT_HINT = `rxmcp demo: serving MCP over stdio (stdout is the wire; this text is on stderr).
-  Inspect it:   npx @modelcontextprotocol/inspector node dist/examples/demo/main.js
+const STDIO_HINT = `rxmcp demo: serving MCP over stdio (stdout is the wire; this text is on stderr).
+  Inspect it:   npx @modelcontextprotocol/inspector node dist/examples/demo/main.js --stdio
   Or type one JSON-RPC message per line, e.g.
     {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tty","version":"0"}}}
   End input (Ctrl-D) to stop.
 `;
 
+function networkBanner(mcpUrl: string, sseUrl: string | null, wsUrl: string): string {
+  return `rxmcp demo listening
+  Streamable HTTP   ${mcpUrl}
+  Legacy HTTP+SSE   ${sseUrl ?? '(off)'}
+  WebSocket         ${wsUrl}
+  Try it:   npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --method tools/list
+  Stop it:  Ctrl-C
+`;
+}
+
 function readCommand(): DemoCommand | undefined {
   try {
-    return parseDemoArgs(process.argv.slice(2));
+    return parseDemoArgs(process.argv.slice(2), process.env);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`${err.message}\n${USAGE}\n`);
     process.exitCode = 2;
     return undefined;
   }
+}
+
+/** Resolves on the first SIGINT/SIGTERM (or when `ended` settles), with its name. */
+function untilStopped(ended?: Promise<void>): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => finish(signal);
+    const finish = (reason: string) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(reason);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    ended?.then(() => finish('input ended'));
+  });
+}
+
+async function serveStdioDemo(server: McpServer, logger: Logger): Promise<void> {
+  const stdio = serveStdio(server);
+  process.stderr.write(STDIO_HINT);
+  logger.info({ transport: 'stdio' }, 'rxmcp demo serving');
+  const reason = await untilStopped(stdio.closed);
+  stdio.close();
+  await stdio.closed;
+  logger.info({ reason }, 'rxmcp demo stopped');
+}
+
+async function serveNetworkDemo(server: McpServer, logger: Logger, port: number, host: string): Promise<void> {
+  const http = await serveHttp(server, { port, host });
+  const ws = await serveWebSocket(server, { server: http.httpServer, path: '/ws' });
+  const wsUrl = http.url.replace(/^http/, 'ws').replace(/\/mcp$/, '/ws');
+  process.stderr.write(networkBanner(http.url, http.sseUrl, wsUrl));
+  logger.info({ url: http.url, sse: http.sseUrl, ws: wsUrl }, 'rxmcp demo listening');
+  const reason = await untilStopped();
+  await ws.close();
+  await http.close();
+  logger.info({ reason }, 'rxmcp demo stopped');
 }
 
 async function main(): Promise<void> {
@@ -37,23 +87,9 @@ async function main(): Promise<void> {
   }
   const logger = pino({ name: 'rxmcp-demo', level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
   const server = createDemoServer({ logger });
-  const stdio = serveStdio(server);
-  let reason = 'input ended';
-  const onSignal = (signal: NodeJS.Signals) => {
-    reason = signal;
-    stdio.close();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  process.stderr.write(CONNECT_HINT);
-  logger.info({ transport: 'stdio' }, 'rxmcp demo serving');
-
-  await stdio.closed;
-  // From here a signal takes its default action again: once closed, nothing is left to shut down gracefully.
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  if (command.transport === 'stdio') await serveStdioDemo(server, logger);
+  else await serveNetworkDemo(server, logger, command.port, command.host);
   server.close();
-  logger.info({ reason }, 'rxmcp demo stopped');
   // No process.exit(): the process ends because nothing is left running, which is what proves no leak.
   process.exitCode = 0;
 }

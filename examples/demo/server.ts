@@ -19,6 +19,7 @@ import {
   allowlist,
   createServer,
   Registry,
+  ResourceNotFoundError,
   ToolError,
   type McpServer,
   type ServerOptions,
@@ -163,7 +164,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     mimeType: 'text/plain',
     read: (_uri, { id = '' }) => {
       const text = notes.get(id);
-      if (text === undefined) throw new Error(`no note with id ${id}`);
+      if (text === undefined) throw new ResourceNotFoundError(`no note with id ${id}`);
       return text;
     },
     complete: { id: (value) => [...notes.keys()].filter((id) => id.startsWith(value)) },

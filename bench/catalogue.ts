@@ -1,0 +1,86 @@
+/**
+ * Every scenario compare.ts knows: which servers it applies to, on which
+ * wire, with what load in a full run and in a `--quick` one. The SDK has no
+ * WebSocket server transport and the limit server speaks neither WebSocket
+ * nor sessions, so those scenarios measure fewer servers.
+ */
+import type { Measurement } from './driver/measurement.js';
+import { runEcho } from './driver/scenarios/echo.js';
+import { runHttpSessions } from './driver/scenarios/http-sessions.js';
+import { runSleepBurst } from './driver/scenarios/sleep-burst.js';
+import { runWsIdle } from './driver/scenarios/ws-idle.js';
+import type { ServerKind, Target, Wire } from './driver/targets.js';
+
+export interface ExtraColumn {
+  readonly key: string;
+  readonly label: string;
+  readonly digits: number;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly title: string;
+  readonly wire: Wire;
+  readonly servers: readonly ServerKind[];
+  /** Server arguments beyond `--transport`, per server. */
+  readonly serverArgs?: Partial<Record<ServerKind, readonly string[]>>;
+  readonly extraColumns?: readonly ExtraColumn[];
+  run(target: Target, quick: boolean): Promise<Measurement>;
+}
+
+const ECHO_MAX_MS = 15_000;
+
+function echoScenario(wire: Wire, concurrency: number, servers: readonly ServerKind[]): Scenario {
+  const full = concurrency === 1 ? { calls: 5_000, warmup: 1_000 } : { calls: 20_000, warmup: 2_000 };
+  const quick = concurrency === 1 ? { calls: 1_000, warmup: 200 } : { calls: 3_000, warmup: 500 };
+  return {
+    name: `${wire}-echo-c${concurrency}`,
+    title: `echo over ${wire}, ${concurrency} outstanding`,
+    wire,
+    servers,
+    run: (target, isQuick) => runEcho(target, { concurrency, ...(isQuick ? quick : full), maxMs: ECHO_MAX_MS }),
+  };
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  echoScenario('stdio', 1, ['sdk', 'rxmcp', 'limit']),
+  echoScenario('stdio', 16, ['sdk', 'rxmcp', 'limit']),
+  echoScenario('http', 1, ['sdk', 'rxmcp', 'limit']),
+  echoScenario('http', 16, ['sdk', 'rxmcp', 'limit']),
+  echoScenario('ws', 1, ['rxmcp']),
+  echoScenario('ws', 16, ['rxmcp']),
+  {
+    name: 'stdio-sleep-1000',
+    title: '1000 outstanding `sleep 50` calls on one stdio connection (spread: last start to last completion)',
+    wire: 'stdio',
+    servers: ['sdk', 'rxmcp', 'limit'],
+    serverArgs: { rxmcp: ['--max-in-flight', '1000'] },
+    extraColumns: [
+      { key: 'spreadMs', label: 'spread ms', digits: 1 },
+      { key: 'spreadX', label: 'spread / 50 ms', digits: 2 },
+    ],
+    run: (target) => runSleepBurst(target, { outstanding: 1000, sleepMs: 50, warmup: 500 }),
+  },
+  {
+    name: 'http-sessions-200',
+    title: '200 Streamable HTTP sessions initialized at once, then one echo call on each at once (CPU/call covers both phases)',
+    wire: 'http',
+    servers: ['sdk', 'rxmcp'],
+    extraColumns: [
+      { key: 'initWallMs', label: 'init all ms', digits: 0 },
+      { key: 'initP99Ms', label: 'init p99 ms', digits: 1 },
+    ],
+    run: (target, quick) => runHttpSessions(target, { sessions: 200, warmup: quick ? 10 : 20 }),
+  },
+  {
+    name: 'ws-idle-10k',
+    title: '10,000 idle WebSocket connections (a call = connect + initialize; --quick: 2,000)',
+    wire: 'ws',
+    servers: ['rxmcp'],
+    extraColumns: [
+      { key: 'connections', label: 'connections', digits: 0 },
+      { key: 'kbPerConnection', label: 'KB / connection', digits: 1 },
+    ],
+    run: (target, quick) => runWsIdle(target, { connections: quick ? 2_000 : 10_000, perHolder: 5_000, settleMs: 1_000 }),
+  },
+];

@@ -1,0 +1,129 @@
+/**
+ * A Streamable HTTP client on node:http: every message is its own POST with
+ * `Accept: application/json, text/event-stream`, on a keep-alive Agent so a
+ * run reuses its sockets. The first Mcp-Session-Id the server hands out is
+ * sent on every later request. A reply is read from a JSON body (one message
+ * or a batch) or from an SSE stream, resolving as soon as the event carrying
+ * our id arrives; the rest of the stream is drained so the socket goes back
+ * to the pool. A notification is answered 202 with no body.
+ */
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { isReply, type JsonRpcId, type JsonRpcReply, type RpcClient } from './rpc-client.js';
+import { SseReader } from './sse-reader.js';
+
+export function keepAliveAgent(maxSockets: number): Agent {
+  return new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+}
+
+function readAll(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => (body += chunk));
+    response.once('end', () => resolve(body));
+    response.once('error', reject);
+  });
+}
+
+function findReply(decoded: unknown, id: JsonRpcId): JsonRpcReply | undefined {
+  const messages = Array.isArray(decoded) ? (decoded as unknown[]) : [decoded];
+  return messages.find((m): m is JsonRpcReply => isReply(m) && m.id === id);
+}
+
+function replyFromSse(response: IncomingMessage, id: JsonRpcId): Promise<JsonRpcReply> {
+  return new Promise((resolve, reject) => {
+    const reader = new SseReader();
+    let settled = false;
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => {
+      if (settled) return;
+      for (const data of reader.feed(chunk)) {
+        let reply: JsonRpcReply | undefined;
+        try {
+          reply = findReply(JSON.parse(data), id);
+        } catch {
+          continue;
+        }
+        if (reply !== undefined) {
+          settled = true;
+          resolve(reply);
+          return;
+        }
+      }
+    });
+    response.once('end', () => {
+      if (!settled) reject(new Error(`SSE stream ended without a reply to ${String(id)}`));
+    });
+    response.once('error', reject);
+  });
+}
+
+export class HttpClient implements RpcClient {
+  private nextId = 1;
+  private sessionId: string | undefined;
+  private protocolVersion: string | undefined;
+  private readonly url: URL;
+
+  constructor(
+    url: string,
+    private readonly agent: Agent,
+  ) {
+    this.url = new URL(url);
+  }
+
+  get session(): string | undefined {
+    return this.sessionId;
+  }
+
+  async request(method: string, params?: unknown): Promise<JsonRpcReply> {
+    const id = this.nextId++;
+    const response = await this.post({ jsonrpc: '2.0', id, method, params });
+    const type = String(response.headers['content-type'] ?? '');
+    if (response.statusCode !== 200) {
+      throw new Error(`HTTP ${String(response.statusCode)} for ${method}: ${await readAll(response)}`);
+    }
+    if (type.includes('text/event-stream')) return replyFromSse(response, id);
+    const reply = findReply(JSON.parse(await readAll(response)), id);
+    if (reply === undefined) throw new Error(`no reply to ${String(id)} in the JSON body`);
+    return reply;
+  }
+
+  async notify(method: string, params?: unknown): Promise<void> {
+    const response = await this.post({ jsonrpc: '2.0', method, params });
+    const body = await readAll(response);
+    if (response.statusCode !== 202 && response.statusCode !== 200) {
+      throw new Error(`HTTP ${String(response.statusCode)} for ${method}: ${body}`);
+    }
+  }
+
+  negotiated(protocolVersion: string): void {
+    this.protocolVersion = protocolVersion;
+  }
+
+  async close(): Promise<void> {
+    // The agent is shared by the sessions of a run; its owner destroys it.
+  }
+
+  private post(message: unknown): Promise<IncomingMessage> {
+    const body = JSON.stringify(message);
+    const headers: Record<string, string | number> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'Content-Length': Buffer.byteLength(body),
+    };
+    if (this.sessionId !== undefined) headers['Mcp-Session-Id'] = this.sessionId;
+    if (this.protocolVersion !== undefined) headers['MCP-Protocol-Version'] = this.protocolVersion;
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(
+        { agent: this.agent, host: this.url.hostname, port: this.url.port, path: this.url.pathname + this.url.search, method: 'POST', headers },
+        (response) => {
+          const minted = response.headers['mcp-session-id'];
+          if (typeof minted === 'string' && this.sessionId === undefined) this.sessionId = minted;
+          resolve(response);
+        },
+      );
+      request.once('error', reject);
+      request.end(body);
+    });
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * A client for a server on a wire, initialized when the server speaks MCP.
+ * stdio needs the spawned child's pipes; http and ws need its URL. HTTP
+ * clients share the caller's keep-alive Agent.
+ */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Agent } from 'node:http';
+import { initialize } from './handshake.js';
+import { HttpClient } from './http-client.js';
+import type { RpcClient } from './rpc-client.js';
+import { StdioClient } from './stdio-client.js';
+import type { Wire } from './targets.js';
+import { connectWs } from './ws-client.js';
+
+export interface Endpoint {
+  readonly wire: Wire;
+  /** False for the limit server: no initialize. */
+  readonly mcp: boolean;
+}
+
+export interface Reachable {
+  readonly child?: ChildProcessWithoutNullStreams | undefined;
+  readonly url?: string | undefined;
+}
+
+export async function openClient(endpoint: Endpoint, server: Reachable, agent?: Agent): Promise<RpcClient> {
+  let client: RpcClient;
+  if (endpoint.wire === 'stdio') {
+    if (server.child === undefined) throw new Error('a stdio client needs a spawned server');
+    client = new StdioClient(server.child.stdin, server.child.stdout);
+  } else if (server.url === undefined) {
+    throw new Error(`a ${endpoint.wire} client needs a url`);
+  } else if (endpoint.wire === 'http') {
+    if (agent === undefined) throw new Error('an HTTP client needs an Agent');
+    client = new HttpClient(server.url, agent);
+  } else {
+    client = await connectWs(server.url);
+  }
+  if (endpoint.mcp) await initialize(client);
+  return client;
+}

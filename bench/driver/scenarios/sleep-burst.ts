@@ -1,0 +1,37 @@
+/**
+ * A thousand outstanding `sleep 50` calls on one stdio connection, all sent
+ * at once: a server that runs them concurrently finishes the last one about
+ * 50 ms after it was sent. Reported `spreadMs` is the time from the last
+ * call's start to the last completion (target: within 1.3 x 50 ms).
+ */
+import { measureLoad } from '../load.js';
+import type { Measurement } from '../measurement.js';
+import { openClient } from '../open-client.js';
+import type { Target } from '../targets.js';
+import { callTool, ECHO_ARGS } from '../tool-call.js';
+import { withServer } from './with-server.js';
+
+export interface SleepBurstOptions {
+  readonly outstanding: number;
+  readonly sleepMs: number;
+  readonly warmup: number;
+}
+
+export function runSleepBurst(target: Target, options: SleepBurstOptions): Promise<Measurement> {
+  return withServer(target, async (server) => {
+    const client = await openClient(target, server);
+    const measurement = await measureLoad(server.pid, () => callTool(client, 'sleep', { ms: options.sleepMs }), {
+      concurrency: options.outstanding,
+      calls: options.outstanding,
+      warmup: options.warmup,
+      warmupConcurrency: 16,
+      warmupCall: () => callTool(client, 'echo', ECHO_ARGS),
+      extra: (loop) => {
+        const spreadMs = loop.lastEndMs - loop.lastStartMs;
+        return { spreadMs, spreadX: spreadMs / options.sleepMs };
+      },
+    });
+    await client.close();
+    return measurement;
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * Which server a run measures and how it is started: the SDK reference,
+ * rxmcp, or the limit server, on one wire. The scripts are the compiled
+ * siblings under dist/bench/servers/ (benchmarks run from dist).
+ */
+import { fileURLToPath } from 'node:url';
+import type { ServerCommand } from './server-process.js';
+
+export type ServerKind = 'sdk' | 'rxmcp' | 'limit';
+export type Wire = 'stdio' | 'http' | 'ws';
+
+export interface Target {
+  readonly kind: ServerKind;
+  readonly wire: Wire;
+  readonly command: ServerCommand;
+  /** False for the limit server: no initialize, no session. */
+  readonly mcp: boolean;
+}
+
+const SCRIPTS: Record<ServerKind, string> = {
+  sdk: 'sdk-reference.js',
+  rxmcp: 'rxmcp.js',
+  limit: 'limit.js',
+};
+
+export const SERVER_LABELS: Record<ServerKind, string> = {
+  sdk: 'SDK 1.32.2',
+  rxmcp: 'rxmcp',
+  limit: 'limit (plain Node)',
+};
+
+export function serverScript(kind: ServerKind): string {
+  return fileURLToPath(new URL(`../servers/${SCRIPTS[kind]}`, import.meta.url));
+}
+
+export function target(kind: ServerKind, wire: Wire, extraArgs: readonly string[] = []): Target {
+  return {
+    kind,
+    wire,
+    mcp: kind !== 'limit',
+    command: { argv: ['node', serverScript(kind), '--transport', wire, ...extraArgs], wire: wire === 'stdio' ? 'stdio' : 'network' },
+  };
+}

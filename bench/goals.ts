@@ -1,0 +1,49 @@
+/**
+ * The targets issue 5 sets for rxmcp, checked against a run's summaries.
+ * They are reported, never enforced: a bench run does not fail on a miss.
+ */
+import type { ScenarioSummary } from './aggregate.js';
+
+export interface Goal {
+  readonly scenario: string;
+  readonly text: string;
+  /** The measured value the goal is about, from the scenario's summary. */
+  value(summary: ScenarioSummary): number | undefined;
+  readonly atMost?: number;
+  readonly atLeast?: number;
+}
+
+function ratioOf(label: string, metric: string) {
+  return (summary: ScenarioSummary): number | undefined => {
+    const row = summary.ratios.find((r) => r.label === label);
+    const column = summary.metrics.findIndex((m) => m.label === metric);
+    return row === undefined || column === -1 ? undefined : row.medians[column];
+  };
+}
+
+function rxmcpMetric(metric: string) {
+  return (summary: ScenarioSummary): number | undefined => {
+    const row = summary.servers.find((s) => s.kind === 'rxmcp');
+    const column = summary.metrics.findIndex((m) => m.label === metric);
+    return row === undefined || column === -1 ? undefined : row.medians[column];
+  };
+}
+
+export const GOALS: readonly Goal[] = [
+  { scenario: 'stdio-echo-c16', text: 'stdio echo C=16 calls/s, rxmcp / SDK', value: ratioOf('rxmcp / SDK', 'calls/s'), atLeast: 2 },
+  { scenario: 'stdio-echo-c16', text: 'stdio echo C=16 calls/s, rxmcp / limit', value: ratioOf('rxmcp / limit', 'calls/s'), atLeast: 0.6 },
+  { scenario: 'http-echo-c16', text: 'HTTP echo C=16 calls/s, rxmcp / SDK', value: ratioOf('rxmcp / SDK', 'calls/s'), atLeast: 2.5 },
+  { scenario: 'stdio-echo-c16', text: 'stdio echo C=16 CPU/call, rxmcp / SDK', value: ratioOf('rxmcp / SDK', 'CPU µs/call'), atMost: 0.5 },
+  { scenario: 'http-echo-c16', text: 'HTTP echo C=16 CPU/call, rxmcp / SDK', value: ratioOf('rxmcp / SDK', 'CPU µs/call'), atMost: 0.5 },
+  { scenario: 'stdio-echo-c16', text: 'stdio echo C=16 peak RSS, rxmcp / SDK', value: ratioOf('rxmcp / SDK', 'peak RSS MB'), atMost: 0.7 },
+  { scenario: 'http-echo-c16', text: 'HTTP echo C=16 peak RSS, rxmcp / SDK', value: ratioOf('rxmcp / SDK', 'peak RSS MB'), atMost: 0.7 },
+  { scenario: 'stdio-sleep-1000', text: '1000 x sleep 50: spread / 50 ms (rxmcp)', value: rxmcpMetric('spread / 50 ms'), atMost: 1.3 },
+  { scenario: 'ws-idle-10k', text: 'idle WebSocket KB per connection (rxmcp)', value: rxmcpMetric('KB / connection'), atMost: 20 },
+];
+
+export function verdict(goal: Goal, value: number | undefined): 'met' | 'missed' | 'n/a' {
+  if (value === undefined) return 'n/a';
+  if (goal.atLeast !== undefined && value < goal.atLeast) return 'missed';
+  if (goal.atMost !== undefined && value > goal.atMost) return 'missed';
+  return 'met';
+}

@@ -1,0 +1,61 @@
+/**
+ * The same two tools as the SDK reference, on rxmcp.
+ *
+ *   node dist/bench/servers/rxmcp.js --transport stdio|http|ws [--port N] [--max-in-flight N]
+ *
+ * - `echo {text}` returns text; `sleep {ms}` is `timer(ms)`, so a thousand
+ *   sleeping calls hold no threads and no promises, only timers.
+ * - `--max-in-flight N` sets both maxInFlight and maxInFlightPerConnection
+ *   (the 1000-outstanding scenario runs on one stdio connection); without it
+ *   the library defaults apply.
+ * - Authorization is chosen (allowAll, authorizerSource 'configured', a read
+ *   authorizer) so the network boot guards let http and ws start.
+ */
+import { map, timer } from 'rxjs';
+import { allowAll, createServer, Registry, ToolError, type McpServer } from '../../lib/index.js';
+import { serveStdio } from '../../transports/stdio.js';
+import { serveWebSocket } from '../../transports/ws/index.js';
+import { announceReady, exitOnSignals, parseServerArgs, type ServerArgs } from './argv.js';
+import { serveRxmcpHttp } from './rxmcp-http.js';
+
+function buildServer(args: ServerArgs): McpServer {
+  const registry = new Registry();
+  registry.registerTool({
+    name: 'echo',
+    description: 'Returns the text it is given.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    handler: ({ text }) => {
+      if (typeof text !== 'string') throw new ToolError('text must be a string');
+      return text;
+    },
+  });
+  registry.registerTool({
+    name: 'sleep',
+    description: 'Waits ms milliseconds, then returns.',
+    inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0 } }, required: ['ms'] },
+    handler: ({ ms }) => timer(Number(ms)).pipe(map(() => `slept ${String(ms)}`)),
+  });
+  const inFlight = args.maxInFlight === undefined ? {} : { maxInFlight: args.maxInFlight, maxInFlightPerConnection: args.maxInFlight };
+  return createServer({
+    name: 'rxmcp-bench',
+    registry,
+    authorizer: allowAll(),
+    authorizerSource: 'configured',
+    readAuthorizer: allowAll(),
+    ...inFlight,
+  });
+}
+
+exitOnSignals();
+const args = parseServerArgs(process.argv.slice(2));
+const server = buildServer(args);
+if (args.transport === 'stdio') {
+  const handle = serveStdio(server);
+  void handle.closed.then(() => process.exit(0));
+} else if (args.transport === 'ws') {
+  const ws = await serveWebSocket(server, { port: args.port, host: '127.0.0.1' });
+  if (ws.url === undefined) throw new Error('serveWebSocket did not report a url');
+  announceReady(ws.url);
+} else {
+  announceReady(await serveRxmcpHttp(server, args.port));
+}
