@@ -41,38 +41,45 @@ function readCommand(): DemoCommand | undefined {
   }
 }
 
-/** Resolves on the first SIGINT/SIGTERM (or when `ended` settles), with its name. */
-function untilStopped(ended?: Promise<void>): Promise<string> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => finish(signal);
-    const finish = (reason: string) => {
+/**
+ * Resolves on the first SIGINT/SIGTERM with its name. Installed before
+ * anything is served, so a signal that arrives right after the banner is a
+ * clean stop rather than the default kill.
+ */
+function onStopSignal(): { stopped: Promise<string>; release(): void } {
+  let release = () => {};
+  const stopped = new Promise<string>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      release();
+      resolve(signal);
+    };
+    release = () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      resolve(reason);
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    ended?.then(() => finish('input ended'));
   });
+  return { stopped, release };
 }
 
-async function serveStdioDemo(server: McpServer, logger: Logger): Promise<void> {
+async function serveStdioDemo(server: McpServer, logger: Logger, stopped: Promise<string>): Promise<void> {
   const stdio = serveStdio(server);
   process.stderr.write(STDIO_HINT);
   logger.info({ transport: 'stdio' }, 'rxmcp demo serving');
-  const reason = await untilStopped(stdio.closed);
+  const reason = await Promise.race([stopped, stdio.closed.then(() => 'input ended')]);
   stdio.close();
   await stdio.closed;
   logger.info({ reason }, 'rxmcp demo stopped');
 }
 
-async function serveNetworkDemo(server: McpServer, logger: Logger, port: number, host: string): Promise<void> {
+async function serveNetworkDemo(server: McpServer, logger: Logger, stopped: Promise<string>, port: number, host: string): Promise<void> {
   const http = await serveHttp(server, { port, host });
   const ws = await serveWebSocket(server, { server: http.httpServer, path: '/ws' });
   const wsUrl = http.url.replace(/^http/, 'ws').replace(/\/mcp$/, '/ws');
   process.stderr.write(networkBanner(http.url, http.sseUrl, wsUrl));
   logger.info({ url: http.url, sse: http.sseUrl, ws: wsUrl }, 'rxmcp demo listening');
-  const reason = await untilStopped();
+  const reason = await stopped;
   await ws.close();
   await http.close();
   logger.info({ reason }, 'rxmcp demo stopped');
@@ -87,9 +94,15 @@ async function main(): Promise<void> {
   }
   const logger = pino({ name: 'rxmcp-demo', level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
   const server = createDemoServer({ logger });
-  if (command.transport === 'stdio') await serveStdioDemo(server, logger);
-  else await serveNetworkDemo(server, logger, command.port, command.host);
-  server.close();
+  const signals = onStopSignal();
+  try {
+    if (command.transport === 'stdio') await serveStdioDemo(server, logger, signals.stopped);
+    else await serveNetworkDemo(server, logger, signals.stopped, command.port, command.host);
+  } finally {
+    // From here a signal takes its default action again: nothing is left to shut down gracefully.
+    signals.release();
+    server.close();
+  }
   // No process.exit(): the process ends because nothing is left running, which is what proves no leak.
   process.exitCode = 0;
 }
