@@ -19,9 +19,11 @@ import {
   type Observer,
 } from 'rxjs';
 import { Admission } from '../streams/admission.js';
+import { Cancellations } from '../streams/cancellation.js';
 import { CapabilityTable } from '../streams/capability-table.js';
 import { ClientRequests } from '../streams/client-requests.js';
 import { Connections } from '../streams/connections.js';
+import { DeadlineQueue } from '../streams/deadline-queue.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
@@ -113,9 +115,10 @@ export class McpServer {
       }),
       capabilities,
       clientRequests: new ClientRequests(this.options.scheduler),
+      deadlines: new DeadlineQueue(this.options.scheduler, this.options.callbackTimeoutMs),
       connections: this.connections,
       events,
-      cancellations: new Subject(),
+      cancellations: new Cancellations(),
     };
     this.lifetime.add(this.connections.exits$.subscribe((connId) => capabilities.delete(connId)));
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {

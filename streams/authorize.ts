@@ -1,13 +1,14 @@
 /**
- * authorize: one authorizer call as an Observable of one Verdict. A missing
- * authorizer allows; a throw (or a failed Promise/Observable) denies with
- * `authorizer_failed`; an off-contract answer denies with
- * `authorizer_contract_violation`. Synchronous authorizers stay synchronous.
+ * authorize: one authorizer call as one Verdict, now when the authorizer
+ * answers synchronously, later when it answers with a Promise or an
+ * Observable. A missing authorizer allows; a throw (or a failed Promise or
+ * Observable) denies with `authorizer_failed`; an off-contract answer denies
+ * with `authorizer_contract_violation`. The authorizer sees a fresh
+ * `{connId, transport}` and nothing else.
  */
-import { catchError, defer, map, of, type Observable } from 'rxjs';
 import { ALLOW, readDecision, type Authorizer, type Verdict } from '../lib/authorizers.js';
 import type { AuthorizationContext } from '../lib/context.js';
-import { fromCallback } from './from-callback.js';
+import { attempt, eventualOf, thenEventual, type Eventual } from './eventual.js';
 
 const FAILED: Verdict = { kind: 'deny', detail: 'authorizer_failed' };
 
@@ -16,10 +17,10 @@ export function authorize(
   name: string,
   args: Record<string, unknown>,
   ctx: AuthorizationContext,
-): Observable<Verdict> {
-  if (authorizer === null) return of(ALLOW);
-  return defer(() => fromCallback(authorizer(name, args, { connId: ctx.connId, transport: ctx.transport }))).pipe(
-    map(readDecision),
-    catchError(() => of(FAILED)),
+): Eventual<Verdict> {
+  if (authorizer === null) return ALLOW;
+  return attempt(
+    () => thenEventual(eventualOf(authorizer(name, args, { connId: ctx.connId, transport: ctx.transport })), readDecision),
+    () => FAILED,
   );
 }

@@ -7,12 +7,14 @@
  * stream.
  */
 import { Observable } from 'rxjs';
-import type { AuthorizationContext, CallContext, ElicitParams, ElicitResult } from '../lib/context.js';
+import type { AuthorizationContext, CallContext, ConnId, ElicitParams, ElicitResult, TransportKind } from '../lib/context.js';
 import { checkRequestedSchema } from '../lib/elicitation-schema.js';
 import { ClientCapabilityError } from '../lib/errors.js';
 import type { LogLevel } from '../lib/log-levels.js';
-import { isPlainObject, notification, type JsonRpcNotification, type JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
+import { isPlainObject, notification, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
 import { withRelatedRequest } from '../lib/protocol/related.js';
+import type { CompletionContext } from '../lib/resource-def.js';
+import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 
 export function authorizationContext(scope: RequestScope): AuthorizationContext {
@@ -44,62 +46,114 @@ function untilAborted<T>(source: Observable<T>, signal: AbortSignal): Promise<T>
   });
 }
 
-export function callContext(core: ServerCore, scope: RequestScope, signal: AbortSignal): CallContext {
-  const meta = isPlainObject(scope.params?._meta) ? scope.params._meta : undefined;
-  const progressToken = meta?.progressToken;
-  const push = (message: JsonRpcRequest | JsonRpcNotification) =>
-    core.connections.push(scope.connId, withRelatedRequest(message, scope.id));
-  const capability = (name: string): Record<string, unknown> | undefined => {
-    const value = core.capabilities.get(scope.connId)?.[name];
-    return isPlainObject(value) ? value : undefined;
-  };
-  const ask = <T>(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<T> =>
-    untilAborted(
-      core.clientRequests.send({ owner: scope.connId, method, params, timeoutMs, push }),
-      signal,
-    ) as Promise<T>;
-  const requireCapability = (name: string, what: string, present: boolean) => {
-    if (!present || !core.connections.isLive(scope.connId)) {
-      throw new ClientCapabilityError(`the client did not advertise ${name} (or cannot receive requests), so it cannot ${what}`);
-    }
-  };
+/**
+ * One per callback. A class rather than an object of closures: most calls
+ * never use these methods, and a call should not pay for making them.
+ */
+class RequestCallContext implements CallContext {
+  readonly connId: ConnId;
+  readonly transport: TransportKind;
+  readonly requestId: JsonRpcId;
+  readonly meta: Record<string, unknown> | undefined;
 
-  return {
-    connId: scope.connId,
-    transport: scope.transport,
-    signal,
-    requestId: scope.id,
-    meta,
-    progress(progress: number, total?: number, message?: string) {
-      if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
-      const params: Record<string, unknown> = { progressToken, progress };
-      if (total !== undefined) params.total = total;
-      if (message !== undefined) params.message = message;
-      push(notification('notifications/progress', params));
-    },
-    log(level: LogLevel, data: unknown, logger?: string) {
-      push(notification('notifications/message', logger === undefined ? { level, data } : { level, logger, data }));
-    },
-    async elicit(params: ElicitParams): Promise<ElicitResult> {
-      const elicitation = capability('elicitation');
-      if (params.mode === 'url') {
-        requireCapability('elicitation.url', 'be sent to a URL', isPlainObject(elicitation?.url));
-        return ask<ElicitResult>('elicitation/create', { ...params }, core.options.elicitationTimeoutMs);
-      }
+  // Truly private: a handler sees the context's contract, not the server's state.
+  readonly #core: ServerCore;
+  readonly #scope: RequestScope;
+  readonly #abort: LazyAbort;
+
+  constructor(core: ServerCore, scope: RequestScope, abort: LazyAbort) {
+    this.#core = core;
+    this.#scope = scope;
+    this.#abort = abort;
+    this.connId = scope.connId;
+    this.transport = scope.transport;
+    this.requestId = scope.id;
+    const meta = scope.params?._meta;
+    this.meta = isPlainObject(meta) ? meta : undefined;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const progressToken = this.meta?.progressToken;
+    if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
+    const params: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.#push(notification('notifications/progress', params));
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    this.#push(notification('notifications/message', logger === undefined ? { level, data } : { level, logger, data }));
+  }
+
+  async elicit(params: ElicitParams): Promise<ElicitResult> {
+    const elicitation = this.#capability('elicitation');
+    if (params.mode === 'url') {
+      this.#requireCapability('elicitation.url', 'be sent to a URL', isPlainObject(elicitation?.url));
+    } else {
       // A client that advertised `elicitation: {}` (the 2025-06-18 shape) supports form mode.
       const formSupported = elicitation !== undefined && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
-      requireCapability('elicitation', 'be asked for input', formSupported);
+      this.#requireCapability('elicitation', 'be asked for input', formSupported);
       const problem = checkRequestedSchema(params.requestedSchema);
       if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
-      return ask<ElicitResult>('elicitation/create', { ...params }, core.options.elicitationTimeoutMs);
-    },
-    async sample(params: Record<string, unknown>) {
-      requireCapability('sampling', 'be asked to sample', capability('sampling') !== undefined);
-      return ask<Record<string, unknown>>('sampling/createMessage', params, core.options.clientRequestTimeoutMs);
-    },
-    async listRoots() {
-      requireCapability('roots', 'list its roots', capability('roots') !== undefined);
-      return ask<{ roots: Array<{ uri: string; name?: string }> }>('roots/list', {}, core.options.clientRequestTimeoutMs);
-    },
-  };
+    }
+    return this.#ask<ElicitResult>('elicitation/create', { ...params }, this.#core.options.elicitationTimeoutMs);
+  }
+
+  async sample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    this.#requireCapability('sampling', 'be asked to sample', this.#capability('sampling') !== undefined);
+    return this.#ask('sampling/createMessage', params, this.#core.options.clientRequestTimeoutMs);
+  }
+
+  async listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
+    this.#requireCapability('roots', 'list its roots', this.#capability('roots') !== undefined);
+    return this.#ask('roots/list', {}, this.#core.options.clientRequestTimeoutMs);
+  }
+
+  #push(message: JsonRpcRequest | JsonRpcNotification): void {
+    this.#core.connections.push(this.#scope.connId, withRelatedRequest(message, this.#scope.id));
+  }
+
+  #capability(name: string): Record<string, unknown> | undefined {
+    const value = this.#core.capabilities.get(this.#scope.connId)?.[name];
+    return isPlainObject(value) ? value : undefined;
+  }
+
+  #requireCapability(name: string, what: string, present: boolean): void {
+    if (!present || !this.#core.connections.isLive(this.#scope.connId)) {
+      throw new ClientCapabilityError(`the client did not advertise ${name} (or cannot receive requests), so it cannot ${what}`);
+    }
+  }
+
+  #ask<T>(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<T> {
+    const request$ = this.#core.clientRequests.send({
+      owner: this.#scope.connId,
+      method,
+      params,
+      timeoutMs,
+      push: (message) => this.#push(message),
+    });
+    return untilAborted(request$, this.#abort.signal) as Promise<T>;
+  }
+}
+
+/** A completer's context: the call's, plus the arguments the client already chose. */
+class CompletionCallContext extends RequestCallContext implements CompletionContext {
+  readonly arguments: Record<string, string>;
+
+  constructor(core: ServerCore, scope: RequestScope, abort: LazyAbort, chosen: Record<string, string>) {
+    super(core, scope, abort);
+    this.arguments = chosen;
+  }
+}
+
+export function callContext(core: ServerCore, scope: RequestScope, abort: LazyAbort): CallContext {
+  return new RequestCallContext(core, scope, abort);
+}
+
+export function completionContext(core: ServerCore, scope: RequestScope, abort: LazyAbort, chosen: Record<string, string>): CompletionContext {
+  return new CompletionCallContext(core, scope, abort, chosen);
 }

@@ -7,10 +7,10 @@
  * it is cancellation: every worker under it aborts, every parked call under
  * it is dropped, and no late reply can follow.
  */
-import { of, take, takeUntil, type Observable } from 'rxjs';
+import { of, type Observable } from 'rxjs';
 import { methodNotFound } from '../lib/errors.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
-import { cancellationOf } from './cancellation.js';
+import { firstReply } from './cancellation.js';
 import { classifyMessage } from './classify-message.js';
 import { METHODS, UNCANCELLABLE } from './methods/index.js';
 import type { Origin, RequestScope, ServerCore } from './server-core.js';
@@ -19,7 +19,7 @@ const NO_REPLY: Observable<null> = of(null);
 
 function onNotification(core: ServerCore, origin: Origin, method: string, params: Record<string, unknown> | undefined): void {
   if (method === 'notifications/cancelled' && params !== undefined && params.requestId !== undefined) {
-    core.cancellations.next({ connId: origin.connId, requestId: params.requestId });
+    core.cancellations.cancel(origin.connId, params.requestId);
   }
   // notifications/initialized and anything unknown need no action.
 }
@@ -43,9 +43,17 @@ export function dispatch(core: ServerCore, message: unknown, origin: Origin): Ob
     case 'request': {
       const handler = METHODS.get(classified.method);
       if (handler === undefined) return of(methodNotFound(classified.id, classified.method));
-      const scope: RequestScope = { ...origin, id: classified.id, method: classified.method, params: classified.params };
-      const reply$ = handler(core, scope).pipe(take(1));
-      return UNCANCELLABLE.has(scope.method) ? reply$ : reply$.pipe(takeUntil(cancellationOf(core, scope)));
+      const scope: RequestScope = {
+        connId: origin.connId,
+        transport: origin.transport,
+        mode: origin.mode,
+        id: classified.id,
+        method: classified.method,
+        params: classified.params,
+      };
+      const reply$ = handler(core, scope);
+      if (UNCANCELLABLE.has(scope.method)) return firstReply(reply$);
+      return firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id });
     }
   }
 }

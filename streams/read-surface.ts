@@ -5,22 +5,18 @@
  * read surface cannot wait for a human; a busy, timed-out or crashed worker
  * is -32603 "MCP callback failed".
  */
-import { map, of, switchMap, type Observable } from 'rxjs';
-import type { CallContext } from '../lib/context.js';
+import type { Observable } from 'rxjs';
 import { callbackFailed, readDenied } from '../lib/errors.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { authorize } from './authorize.js';
-import { authorizationContext, callContext } from './call-context.js';
+import { authorizationContext } from './call-context.js';
+import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
-import { worker, type WorkerOutcome } from './worker.js';
+import { thenEventual, type Eventual } from './eventual.js';
+import { worker, type WorkerOptions, type WorkerOutcome } from './worker.js';
 
-export function workerOptions(core: ServerCore, scope: RequestScope) {
-  return {
-    admission: core.admission,
-    connId: scope.connId,
-    timeoutMs: core.options.callbackTimeoutMs,
-    scheduler: core.options.scheduler,
-  };
+export function workerOptions(core: ServerCore, scope: RequestScope): WorkerOptions {
+  return { admission: core.admission, connId: scope.connId, deadlines: core.deadlines };
 }
 
 /** Logs and reports a failed worker; the reply itself is the caller's to shape. */
@@ -36,21 +32,20 @@ export function readSurface(
   core: ServerCore,
   scope: RequestScope,
   gateArgs: Record<string, unknown>,
-  work: (ctx: CallContext) => Observable<JsonRpcResponse>,
+  work: (abort: LazyAbort) => Eventual<JsonRpcResponse>,
 ): Observable<JsonRpcResponse> {
-  return worker(workerOptions(core, scope), (signal) =>
-    authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContext(scope)).pipe(
-      switchMap((verdict) => {
-        if (verdict.kind === 'allow') return work(callContext(core, scope, signal));
+  return worker(
+    workerOptions(core, scope),
+    (abort) =>
+      thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContext(scope)), (verdict) => {
+        if (verdict.kind === 'allow') return work(abort);
         const detail = verdict.kind === 'ask' ? 'interactive_approval_unsupported' : verdict.detail;
-        return of(readDenied(scope.id, scope.method, detail));
+        return readDenied(scope.id, scope.method, detail);
       }),
-    ),
-  ).pipe(
-    map((outcome) => {
+    (outcome) => {
       if (outcome.ok) return outcome.value;
       reportFailure(core, scope, outcome);
       return callbackFailed(scope.id, scope.method, outcome.reason);
-    }),
+    },
   );
 }

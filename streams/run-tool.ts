@@ -1,67 +1,72 @@
 /**
- * Running a tool's handler: its outcome read as a CallToolResult, a ToolError
- * as an isError result with its message, any other throw as a crash (logged,
- * never returned to the client).
+ * Running a tool's handler: the arguments checked against its inputSchema,
+ * its outcome read as a CallToolResult (and checked against its
+ * outputSchema), a ToolError as an isError result with its message, any
+ * other throw as a crash (logged, never returned to the client). A
+ * synchronous handler's result is ready now; see eventual.ts.
  */
-import { catchError, defer, filter, isObservable, map, of, throwError, type Observable } from 'rxjs';
-import type { CallbackReturn } from '../lib/callback.js';
-import { ProgressUpdate } from '../lib/progress.js';
+import type { Observable } from 'rxjs';
 import type { CallContext } from '../lib/context.js';
 import { callbackFailedToolResult, errorToolResult } from '../lib/errors.js';
+import { ProgressUpdate } from '../lib/progress.js';
 import type { ToolDef } from '../lib/tool-def.js';
+import type { SchemaCheck } from '../lib/tool-schemas.js';
 import { toCallToolResult, toStructuredToolResult, type CallToolResult } from '../lib/tool-result.js';
 import { callContext } from './call-context.js';
-import { fromCallback } from './from-callback.js';
+import { attempt, eventualOf, thenEventual, type Eventual } from './eventual.js';
 import { reportFailure, workerOptions } from './read-surface.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import { worker } from './worker.js';
 
-/** An Observable handler's ProgressUpdate values go out as progress, never as the result. */
-function withProgress<T>(outcome: CallbackReturn<T>, ctx: CallContext): CallbackReturn<T> {
-  if (!isObservable(outcome)) return outcome;
-  return outcome.pipe(
-    filter((value) => {
-      if (!(value instanceof ProgressUpdate)) return true;
-      ctx.progress(value.progress, value.total, value.message);
-      return false;
-    }),
-  );
+/** A ProgressUpdate an Observable handler emits goes out as progress, and is never the result. */
+function progressFilter(ctx: CallContext): (value: unknown) => boolean {
+  return (value) => {
+    if (!(value instanceof ProgressUpdate)) return true;
+    ctx.progress(value.progress, value.total, value.message);
+    return false;
+  };
 }
 
 function isToolError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'ToolError';
 }
 
-/** Arguments checked against the inputSchema, then the handler's outcome as a result (checked against the outputSchema). */
-export function runHandler(core: ServerCore, tool: ToolDef, args: Record<string, unknown>, ctx: CallContext): Observable<CallToolResult> {
+function shapeResult(tool: ToolDef, checkOutput: SchemaCheck | null, outcome: unknown): CallToolResult {
+  const result = tool.outputSchema === undefined ? toCallToolResult(outcome) : toStructuredToolResult(outcome);
+  if (checkOutput === null || result.isError === true) return result;
+  if (result.structuredContent === undefined) {
+    return errorToolResult(`Tool ${tool.name} declares an outputSchema but returned no structuredContent`);
+  }
+  const problem = checkOutput(result.structuredContent);
+  return problem === null
+    ? result
+    : errorToolResult(`Tool ${tool.name} returned structuredContent that does not match its outputSchema: ${problem}`);
+}
+
+/** Arguments checked, then the handler's outcome as a result: now for a synchronous handler, Later otherwise. */
+export function runHandler(core: ServerCore, tool: ToolDef, args: Record<string, unknown>, ctx: CallContext): Eventual<CallToolResult> {
   const schemas = core.options.registry.toolSchemas(tool.name);
   const inputProblem = schemas?.checkInput?.(args) ?? null;
-  if (inputProblem !== null) return of(errorToolResult(`Invalid arguments for tool ${tool.name}: ${inputProblem}`));
+  if (inputProblem !== null) return errorToolResult(`Invalid arguments for tool ${tool.name}: ${inputProblem}`);
   const checkOutput = schemas?.checkOutput ?? null;
-  return defer(() => fromCallback(withProgress(tool.handler(args, ctx), ctx))).pipe(
-    map((outcome) => {
-      const result = tool.outputSchema === undefined ? toCallToolResult(outcome) : toStructuredToolResult(outcome);
-      if (checkOutput === null || result.isError === true) return result;
-      if (result.structuredContent === undefined) {
-        return errorToolResult(`Tool ${tool.name} declares an outputSchema but returned no structuredContent`);
-      }
-      const outputProblem = checkOutput(result.structuredContent);
-      return outputProblem === null
-        ? result
-        : errorToolResult(`Tool ${tool.name} returned structuredContent that does not match its outputSchema: ${outputProblem}`);
-    }),
-    catchError((error: unknown) => (isToolError(error) ? of(errorToolResult(error.message)) : throwError(() => error))),
+  return attempt(
+    () => thenEventual(eventualOf(tool.handler(args, ctx), progressFilter(ctx)), (outcome) => shapeResult(tool, checkOutput, outcome)),
+    (error) => {
+      if (isToolError(error)) return errorToolResult(error.message);
+      throw error;
+    },
   );
 }
 
 /** Runs the handler in its own worker; busy, timeout and crash become isError results. */
 export function runInWorker(core: ServerCore, scope: RequestScope, tool: ToolDef, args: Record<string, unknown>): Observable<CallToolResult> {
-  return worker(workerOptions(core, scope), (signal) => runHandler(core, tool, args, callContext(core, scope, signal))).pipe(
-    map((outcome) => {
+  return worker(
+    workerOptions(core, scope),
+    (abort) => runHandler(core, tool, args, callContext(core, scope, abort)),
+    (outcome) => {
       if (outcome.ok) return outcome.value;
       reportFailure(core, scope, outcome);
       return callbackFailedToolResult(outcome.reason);
-    }),
+    },
   );
 }
-

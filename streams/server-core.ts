@@ -9,15 +9,12 @@ import type { ResolvedOptions } from '../lib/options.js';
 import type { JsonRpcId, JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import type { Observable } from 'rxjs';
 import type { Admission } from './admission.js';
+import type { Cancellations } from './cancellation.js';
 import type { CapabilityTable } from './capability-table.js';
 import type { ClientRequests } from './client-requests.js';
+import type { DeadlineQueue } from './deadline-queue.js';
 import type { Connections } from './connections.js';
 import type { ParkingLot } from './parking.js';
-
-export interface Cancellation {
-  readonly connId: ConnId;
-  readonly requestId: unknown;
-}
 
 export interface ServerCore {
   readonly options: ResolvedOptions;
@@ -25,10 +22,12 @@ export interface ServerCore {
   readonly parking: ParkingLot;
   readonly capabilities: CapabilityTable;
   readonly clientRequests: ClientRequests;
+  /** Every worker's callback timeout, as one timer. */
+  readonly deadlines: DeadlineQueue;
   readonly connections: Connections;
   readonly events: Subject<ServerEvent>;
-  /** notifications/cancelled, as (connection, request id). */
-  readonly cancellations: Subject<Cancellation>;
+  /** The calls a client may cancel with notifications/cancelled. */
+  readonly cancellations: Cancellations;
 }
 
 /**

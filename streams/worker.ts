@@ -1,18 +1,24 @@
 /**
  * worker: runs one callback body under the in-flight bounds and the callback
- * timeout, and turns every way it can end into one WorkerOutcome.
+ * timeout, turns every way it can end into one WorkerOutcome, and hands that
+ * to `then` for the reply.
  *
  * - above either bound: `server_busy`, and the body is never started;
- * - the body's first value wins a race against `timer(timeoutMs, scheduler)`;
+ * - an answer that is here now settles at once (no timer is started for
+ *   work already done); a Later one settles when it arrives, or with
+ *   `callback_timeout` at its deadline, whichever is first;
  * - a throw or error is `callback_crashed`;
  * - the body's AbortSignal aborts when the worker ends without a value
  *   (timeout, or unsubscription: every kind of cancellation).
  * The slot is released as soon as the outcome is known, before it travels on.
  */
-import { Observable, map, race, take, timer, type SchedulerLike } from 'rxjs';
+import { Observable, isObservable, type Subscription } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
 import type { Admission } from './admission.js';
+import type { DeadlineQueue } from './deadline-queue.js';
+import { isLater, settleEventual, type Eventual } from './eventual.js';
+import { LazyAbort } from './lazy-abort.js';
 
 export type WorkerOutcome<T> =
   | { readonly ok: true; readonly value: T }
@@ -21,55 +27,81 @@ export type WorkerOutcome<T> =
 export interface WorkerOptions {
   readonly admission: Admission;
   readonly connId: ConnId;
-  readonly timeoutMs: number;
-  readonly scheduler: SchedulerLike;
+  /** Where the callback timeout is kept (one per server). */
+  readonly deadlines: DeadlineQueue;
 }
 
 export class CallCancelledError extends Error {
   override name = 'CallCancelledError';
 }
 
-export function worker<T>(options: WorkerOptions, body: (signal: AbortSignal) => Observable<T>): Observable<WorkerOutcome<T>> {
-  return new Observable<WorkerOutcome<T>>((subscriber) => {
+const BUSY: WorkerOutcome<never> = { ok: false, reason: 'server_busy' };
+const TIMED_OUT: WorkerOutcome<never> = { ok: false, reason: 'callback_timeout' };
+
+export function worker<T, R>(
+  options: WorkerOptions,
+  body: (abort: LazyAbort) => Eventual<T>,
+  then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+): Observable<R> {
+  return new Observable<R>((subscriber) => {
+    let onward: Subscription | undefined;
+    const deliver = (outcome: WorkerOutcome<T>) => {
+      const reply = then(outcome);
+      if (isObservable(reply)) {
+        onward = reply.subscribe(subscriber);
+        return;
+      }
+      subscriber.next(reply);
+      subscriber.complete();
+    };
     const release = options.admission.tryAcquire(options.connId);
     if (release === null) {
-      subscriber.next({ ok: false, reason: 'server_busy' });
-      subscriber.complete();
-      return;
+      deliver(BUSY);
+      return () => onward?.unsubscribe();
     }
-    const controller = new AbortController();
+    const abort = new LazyAbort();
+    let settled = false;
     let succeeded = false;
+    let cancelAnswer: (() => void) | undefined;
+    let cancelDeadline: (() => void) | undefined;
     const settle = (outcome: WorkerOutcome<T>) => {
+      if (settled) return;
+      settled = true;
       release();
+      cancelDeadline?.();
       succeeded = outcome.ok;
-      if (!outcome.ok && !controller.signal.aborted) controller.abort(new CallCancelledError(outcome.reason));
-      subscriber.next(outcome);
-      subscriber.complete();
+      if (!outcome.ok) {
+        abort.abort(new CallCancelledError(outcome.reason));
+        cancelAnswer?.();
+      }
+      deliver(outcome);
     };
-    const subscription = race(
-      new Observable<T>((inner) => {
-        try {
-          return body(controller.signal).subscribe(inner);
-        } catch (error) {
-          inner.error(error);
-          return undefined;
-        }
-      }).pipe(
-        take(1),
-        map((value): WorkerOutcome<T> => ({ ok: true, value })),
-      ),
-      timer(options.timeoutMs, options.scheduler).pipe(map((): WorkerOutcome<T> => ({ ok: false, reason: 'callback_timeout' }))),
-    ).subscribe({
-      next: settle,
-      error: (error: unknown) => settle({ ok: false, reason: 'callback_crashed', error }),
-      complete: () => {
-        if (!subscriber.closed) settle({ ok: false, reason: 'callback_crashed', error: new Error('callback produced no value') });
-      },
-    });
-    return () => {
-      subscription.unsubscribe();
+    const teardown = () => {
+      onward?.unsubscribe();
+      if (settled) return;
+      settled = true;
       release();
-      if (!succeeded && !controller.signal.aborted) controller.abort(new CallCancelledError('cancelled'));
+      cancelDeadline?.();
+      cancelAnswer?.();
+      if (!succeeded) abort.abort(new CallCancelledError('cancelled'));
     };
+    let answer: Eventual<T>;
+    try {
+      answer = body(abort);
+    } catch (error) {
+      settle({ ok: false, reason: 'callback_crashed', error });
+      return teardown;
+    }
+    if (!isLater(answer)) {
+      settle({ ok: true, value: answer });
+      return teardown;
+    }
+    cancelDeadline = options.deadlines.add(() => settle(TIMED_OUT));
+    cancelAnswer = settleEventual(
+      answer,
+      (value) => settle({ ok: true, value }),
+      (error) => settle({ ok: false, reason: 'callback_crashed', error }),
+    );
+    return teardown;
   });
 }

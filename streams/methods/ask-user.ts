@@ -10,10 +10,11 @@
  */
 import { map, of, switchMap, takeUntil, type Observable } from 'rxjs';
 import { toolDenied } from '../../lib/errors.js';
+import { withRelatedRequest } from '../../lib/protocol/related.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
-import { cancellationOf } from '../cancellation.js';
+import { firstReply } from '../cancellation.js';
 import { runInWorker } from '../run-tool.js';
 
 export function askUser(
@@ -35,7 +36,7 @@ export function askUser(
       tool: tool.name,
       prompt,
       push: (request) => {
-        core.connections.push(scope.connId, request);
+        core.connections.push(scope.connId, withRelatedRequest(request, scope.id));
         core.events.next({
           type: 'elicitation_parked',
           connId: scope.connId,
@@ -61,7 +62,8 @@ export function askUser(
 function pushEventually(core: ServerCore, scope: RequestScope, eventual$: Observable<JsonRpcResponse>): Observable<JsonRpcResponse | null> {
   let immediate: JsonRpcResponse | null = null;
   let synchronous = true;
-  const subscription = eventual$.pipe(takeUntil(cancellationOf(core, scope))).subscribe((reply) => {
+  const cancellable$ = firstReply(eventual$, { table: core.cancellations, connId: scope.connId, requestId: scope.id });
+  const subscription = cancellable$.subscribe((reply) => {
     if (synchronous) immediate = reply;
     else core.connections.push(scope.connId, reply);
   });

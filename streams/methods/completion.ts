@@ -3,11 +3,12 @@
  * resource template variable (`ref/resource`), at most 100 of them, with
  * `total` and `hasMore` saying what was cut.
  */
-import { defer, map, of } from 'rxjs';
+import { of } from 'rxjs';
 import { invalidParams } from '../../lib/errors.js';
 import { isPlainObject, resultResponse } from '../../lib/protocol/jsonrpc.js';
 import type { Completer } from '../../lib/resource-def.js';
-import { fromCallback } from '../from-callback.js';
+import { completionContext } from '../call-context.js';
+import { eventualOf, thenEventual } from '../eventual.js';
 import { readSurface } from '../read-surface.js';
 import type { MethodHandler } from '../server-core.js';
 
@@ -26,26 +27,25 @@ export const complete: MethodHandler = (core, scope) => {
   const chosen = isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : {};
   const argName = argument.name;
   const value = argument.value;
-  return readSurface(core, scope, { ref }, (ctx) => {
+  return readSurface(core, scope, { ref }, (abort) => {
     const registry = core.options.registry;
     let completer: Completer | undefined;
     if (ref.type === 'ref/prompt') {
       const prompt = typeof ref.name === 'string' ? registry.prompt(ref.name) : undefined;
-      if (prompt === undefined) return of(invalidParams(scope.id, `Prompt not found: ${String(ref.name)}`));
+      if (prompt === undefined) return invalidParams(scope.id, `Prompt not found: ${String(ref.name)}`);
       completer = prompt.complete?.[argName];
     } else {
       const template = typeof ref.uri === 'string' ? registry.resourceTemplate(ref.uri) : undefined;
-      if (template === undefined) return of(invalidParams(scope.id, `Resource template not found: ${String(ref.uri)}`));
+      if (template === undefined) return invalidParams(scope.id, `Resource template not found: ${String(ref.uri)}`);
       completer = template.complete?.[argName];
     }
-    if (completer === undefined) return of(resultResponse(scope.id, { completion: { values: [], total: 0, hasMore: false } }));
+    if (completer === undefined) return resultResponse(scope.id, { completion: { values: [], total: 0, hasMore: false } });
     const found = completer;
-    return defer(() => fromCallback(found(value, { ...ctx, arguments: chosen as Record<string, string> }))).pipe(
-      map((values) => {
-        const all = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
-        const shown = all.slice(0, MAX_COMPLETION_VALUES);
-        return resultResponse(scope.id, { completion: { values: shown, total: all.length, hasMore: all.length > shown.length } });
-      }),
-    );
+    const ctx = completionContext(core, scope, abort, chosen as Record<string, string>);
+    return thenEventual(eventualOf(found(value, ctx)), (values) => {
+      const all = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
+      const shown = all.slice(0, MAX_COMPLETION_VALUES);
+      return resultResponse(scope.id, { completion: { values: shown, total: all.length, hasMore: all.length > shown.length } });
+    });
   });
 };

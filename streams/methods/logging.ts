@@ -16,6 +16,6 @@ export const setLevel: MethodHandler = (core, scope) => {
   return readSurface(core, scope, { level }, () => {
     const state = core.connections.get(scope.connId);
     if (state !== undefined) state.logLevel = level;
-    return of(resultResponse(scope.id, {}));
+    return resultResponse(scope.id, {});
   });
 };

@@ -2,18 +2,19 @@
  * prompts/list and prompts/get, read-gated. An unknown prompt, a missing
  * required argument or a non-string argument value is -32602.
  */
-import { defer, map, of } from 'rxjs';
+import { of } from 'rxjs';
 import { invalidParams } from '../../lib/errors.js';
 import { isPlainObject, resultResponse } from '../../lib/protocol/jsonrpc.js';
 import { promptListing, toPromptResult } from '../../lib/prompt-def.js';
-import { fromCallback } from '../from-callback.js';
+import { eventualOf, thenEventual } from '../eventual.js';
 import { listResult } from '../list-result.js';
+import { callContext } from '../call-context.js';
 import { readSurface } from '../read-surface.js';
 import type { MethodHandler } from '../server-core.js';
 
 export const listPrompts: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () =>
-    of(listResult(core, scope, 'prompts', core.options.registry.prompts().map(promptListing))),
+    listResult(core, scope, 'prompts', core.options.registry.prompts().map(promptListing)),
   );
 
 export const getPrompt: MethodHandler = (core, scope) => {
@@ -24,19 +25,18 @@ export const getPrompt: MethodHandler = (core, scope) => {
     return of(invalidParams(scope.id, 'prompts/get arguments must be an object of strings'));
   }
   const args = rawArgs as Record<string, string>;
-  return readSurface(core, scope, { name, arguments: args }, (ctx) => {
+  return readSurface(core, scope, { name, arguments: args }, (abort) => {
+    const ctx = callContext(core, scope, abort);
     const prompt = core.options.registry.prompt(name);
-    if (prompt === undefined) return of(invalidParams(scope.id, `Prompt not found: ${name}`));
+    if (prompt === undefined) return invalidParams(scope.id, `Prompt not found: ${name}`);
     const missing = (prompt.arguments ?? []).find((a) => a.required === true && args[a.name] === undefined);
     if (missing !== undefined) {
-      return of(invalidParams(scope.id, `Missing required argument: ${missing.name}`, { prompt: name, argument: missing.name }));
+      return invalidParams(scope.id, `Missing required argument: ${missing.name}`, { prompt: name, argument: missing.name });
     }
-    return defer(() => fromCallback(prompt.get(args, ctx))).pipe(
-      map((outcome) => {
-        const result = toPromptResult(prompt, outcome);
-        if (result === undefined) throw new TypeError(`prompt ${name} returned an unsupported value`);
-        return resultResponse(scope.id, result);
-      }),
-    );
+    return thenEventual(eventualOf(prompt.get(args, ctx)), (outcome) => {
+      const result = toPromptResult(prompt, outcome);
+      if (result === undefined) throw new TypeError(`prompt ${name} returned an unsupported value`);
+      return resultResponse(scope.id, result);
+    });
   });
 };

@@ -7,7 +7,7 @@
  * An ask parks the call (see ask-user.ts); an approved call runs in a fresh
  * worker under the same bounds.
  */
-import { map, of, switchMap, type Observable } from 'rxjs';
+import { of, type Observable } from 'rxjs';
 import type { Verdict } from '../../lib/authorizers.js';
 import { callbackFailedToolResult, errorToolResult, invalidParams, toolDenied, toolNotFound } from '../../lib/errors.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
@@ -18,6 +18,7 @@ import { authorizationContext, callContext } from '../call-context.js';
 import { reportFailure, workerOptions } from '../read-surface.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
 import { worker } from '../worker.js';
+import { thenEventual, type Eventual } from '../eventual.js';
 import { askUser } from './ask-user.js';
 import { runHandler } from '../run-tool.js';
 
@@ -49,26 +50,24 @@ export const callTool: MethodHandler = (core, scope) => {
   }
   const reply = (result: CallToolResult) => resultResponse(scope.id, result);
 
-  return worker(workerOptions(core, scope), (signal) =>
-    authorize(authorizer, name, args, authorizationContext(scope)).pipe(
-      switchMap((verdict): Observable<FirstStage> => {
-        if (verdict.kind !== 'allow' || tool === undefined) return of({ kind: 'verdict', verdict });
-        return runHandler(core, tool, args, callContext(core, scope, signal)).pipe(map((result) => ({ kind: 'ran', result }) as const));
+  return worker(
+    workerOptions(core, scope),
+    (abort) =>
+      thenEventual(authorize(authorizer, name, args, authorizationContext(scope)), (verdict): Eventual<FirstStage> => {
+        if (verdict.kind !== 'allow' || tool === undefined) return { kind: 'verdict', verdict };
+        return thenEventual(runHandler(core, tool, args, callContext(core, scope, abort)), (result) => ({ kind: 'ran', result }) as const);
       }),
-    ),
-  ).pipe(
-    switchMap((outcome): Observable<JsonRpcResponse | null> => {
+    (outcome): JsonRpcResponse | Observable<JsonRpcResponse | null> => {
       if (!outcome.ok) {
         reportFailure(core, scope, outcome);
-        return of(reply(callbackFailedToolResult(outcome.reason)));
+        return reply(callbackFailedToolResult(outcome.reason));
       }
       const stage = outcome.value;
-      if (stage.kind === 'ran') return of(reply(stage.result));
+      if (stage.kind === 'ran') return reply(stage.result);
       const verdict = stage.verdict;
-      if (verdict.kind === 'deny') return of(reply(toolDenied(name, 'deny', verdict.detail)));
-      if (tool === undefined) return of(unknownTool(core, scope, name));
-      if (verdict.kind === 'ask') return askUser(core, scope, tool, args, verdict.prompt);
-      return of(unknownTool(core, scope, name));
-    }),
+      if (verdict.kind === 'deny') return reply(toolDenied(name, 'deny', verdict.detail));
+      if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
+      return askUser(core, scope, tool, args, verdict.prompt);
+    },
   );
 };

@@ -1,0 +1,64 @@
+/**
+ * The pipeline alone, in process (no transport, no JSON): CPU and bytes
+ * allocated per tools/call for each kind of handler answer. The allocation
+ * figure comes from V8's sampling heap profiler with collected objects
+ * included, so it counts garbage too: it is what drives GC cost.
+ *
+ *   npm run build && node dist/bench/micro/pipeline.js [calls]
+ */
+import { Session } from 'node:inspector/promises';
+import { Subject, map, of, timer } from 'rxjs';
+import { allowAll, createServer, Registry } from '../../lib/index.js';
+
+const HANDLERS: Record<string, () => unknown> = {
+  sync: () => 'x',
+  observable: () => of('x'),
+  promise: async () => 'x',
+  timer: () => timer(1).pipe(map(() => 'x')),
+};
+
+async function measure(kind: string, calls: number): Promise<{ cpuUs: number; kb: number }> {
+  const registry = new Registry().registerTool({ name: 't', handler: HANDLERS[kind]! });
+  const server = createServer({ registry, authorizer: allowAll(), maxInFlight: calls, maxInFlightPerConnection: calls });
+  const inbound = new Subject<unknown>();
+  let replies = 0;
+  let done: () => void = () => {};
+  server.connect('bench', inbound, { transport: 'memory' }).subscribe(() => {
+    replies += 1;
+    if (replies === calls) done();
+  });
+  const round = async () => {
+    replies = 0;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    for (let id = 0; id < calls; id++) inbound.next({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: {} } });
+    await finished;
+  };
+  for (let i = 0; i < 8; i++) await round(); // warm the JIT
+  const cpu0 = process.cpuUsage();
+  await round();
+  const cpu = process.cpuUsage(cpu0);
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await round();
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  let bytes = 0;
+  const walk = (node: { selfSize: number; children: unknown[] }) => {
+    bytes += node.selfSize;
+    for (const child of node.children) walk(child as typeof node);
+  };
+  walk(profile.head as unknown as { selfSize: number; children: unknown[] });
+  return { cpuUs: (cpu.user + cpu.system) / calls, kb: bytes / calls / 1024 };
+}
+
+const calls = Number(process.argv[2] ?? 5000);
+console.log(`| handler answers | CPU µs/call | KB allocated/call |\n| --- | ---: | ---: |`);
+for (const kind of Object.keys(HANDLERS)) {
+  const { cpuUs, kb } = await measure(kind, calls);
+  console.log(`| ${kind} | ${cpuUs.toFixed(1)} | ${kb.toFixed(2)} |`);
+}

@@ -1,0 +1,148 @@
+/**
+ * Eventual: an answer that is here now (a plain value) or Later.
+ *
+ * A Later is a callback's Promise or Observable plus the functions that turn
+ * its last value (or its error) into the answer. Composing on a Later
+ * composes those functions; it stacks no operators. Only the one subscriber
+ * that finally needs the answer (a worker) subscribes, once, so an
+ * asynchronous call costs one subscription however many stages shaped its
+ * answer, and a synchronous call costs none. An Observable callback answers
+ * with its LAST value (`undefined` when it completes empty); a Promise with
+ * its resolution.
+ */
+import { Observable, isObservable, of } from 'rxjs';
+
+export class Later<T> {
+  constructor(
+    /** What the callback answered. */
+    readonly source: Observable<unknown> | PromiseLike<unknown>,
+    /** Reads the last value (a throw is the answer's error). */
+    readonly onDone: (last: unknown) => Eventual<T>,
+    /** Reads the source's error (rethrow to keep it an error). */
+    readonly onError: (error: unknown) => Eventual<T>,
+    /** Sees every value first; false means it is not a candidate for the answer (a progress update). */
+    readonly onValue: ((value: unknown) => boolean) | null = null,
+  ) {}
+}
+
+export type Eventual<T> = T | Later<T>;
+
+function rethrow(error: unknown): never {
+  throw error;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+export function isLater<T>(value: Eventual<T>): value is Later<T> {
+  return value instanceof Later;
+}
+
+/** A callback's answer as an Eventual: a plain value as it is, a Promise or an Observable Later. */
+export function eventualOf<T>(answer: T | PromiseLike<T> | Observable<T>, onValue: ((value: unknown) => boolean) | null = null): Eventual<T | undefined> {
+  if (isObservable(answer) || isThenable(answer)) {
+    return new Later<T | undefined>(answer, (last) => last as T | undefined, rethrow, onValue);
+  }
+  return answer;
+}
+
+/** Applies `next` to the answer, now if it is here; `next` may itself answer Later. */
+export function thenEventual<T, R>(value: Eventual<T>, next: (value: T) => Eventual<R>): Eventual<R> {
+  if (!(value instanceof Later)) return next(value);
+  return new Later<R>(
+    value.source,
+    (last) => thenEventual(value.onDone(last), next),
+    (error) => thenEventual(value.onError(error), next),
+    value.onValue,
+  );
+}
+
+/**
+ * Runs `run`; a throw, now or later (a failed Promise or Observable, or a
+ * throw while reading its value), goes to `recover`.
+ */
+export function attempt<T>(run: () => Eventual<T>, recover: (error: unknown) => Eventual<T>): Eventual<T> {
+  let result: Eventual<T>;
+  try {
+    result = run();
+  } catch (error) {
+    return recover(error);
+  }
+  if (!(result instanceof Later)) return result;
+  const later = result;
+  return new Later<T>(
+    later.source,
+    (last) => attempt(() => later.onDone(last), recover),
+    (error) => attempt(() => later.onError(error), recover),
+    later.onValue,
+  );
+}
+
+/**
+ * Reads an Eventual: `onAnswer` or `onFailure` is called exactly once, now
+ * when it is here; the returned function cancels (unsubscribes the source).
+ */
+export function settleEventual<T>(value: Eventual<T>, onAnswer: (value: T) => void, onFailure: (error: unknown) => void): () => void {
+  let cancelled = false;
+  let cancelCurrent: () => void = () => {};
+  let step = 0;
+  const finish = (produce: () => Eventual<T>) => {
+    if (cancelled) return;
+    let next: Eventual<T>;
+    try {
+      next = produce();
+    } catch (error) {
+      onFailure(error);
+      return;
+    }
+    if (next instanceof Later) read(next);
+    else onAnswer(next);
+  };
+  const read = (later: Later<T>) => {
+    const mine = ++step;
+    let last: unknown;
+    if (isObservable(later.source)) {
+      const filter = later.onValue;
+      const subscription = later.source.subscribe({
+        next: (v) => {
+          if (filter === null || filter(v)) last = v;
+        },
+        error: (error: unknown) => finish(() => later.onError(error)),
+        complete: () => finish(() => later.onDone(last)),
+      });
+      // A nested Later read synchronously while subscribing owns the cancel now.
+      if (step === mine) cancelCurrent = () => subscription.unsubscribe();
+    } else {
+      let live = true;
+      later.source.then(
+        (v) => live && finish(() => later.onDone(v)),
+        (error: unknown) => live && finish(() => later.onError(error)),
+      );
+      cancelCurrent = () => {
+        live = false;
+      };
+    }
+  };
+  if (value instanceof Later) read(value);
+  else onAnswer(value);
+  return () => {
+    cancelled = true;
+    cancelCurrent();
+  };
+}
+
+/** An Eventual as an Observable of one value, for the places that compose Observables. */
+export function toObservable<T>(value: Eventual<T>): Observable<T> {
+  if (!(value instanceof Later)) return of(value);
+  return new Observable<T>((subscriber) =>
+    settleEventual(
+      value,
+      (answer) => {
+        subscriber.next(answer);
+        subscriber.complete();
+      },
+      (error) => subscriber.error(error),
+    ),
+  );
+}
