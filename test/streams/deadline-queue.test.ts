@@ -1,0 +1,65 @@
+import { describe, expect, test } from 'vitest';
+import { VirtualTimeScheduler } from 'rxjs';
+import { DeadlineQueue } from '../../streams/deadline-queue.js';
+
+function setup(delay = 100) {
+  const scheduler = new VirtualTimeScheduler();
+  const queue = new DeadlineQueue(scheduler, delay);
+  const fired: Array<[string, number]> = [];
+  const at = (ms: number, work: () => void) => scheduler.schedule(work, ms);
+  const add = (name: string) => queue.add(() => fired.push([name, scheduler.now()]));
+  return { scheduler, queue, fired, at, add };
+}
+
+describe('DeadlineQueue', () => {
+  test('each entry expires exactly delayMs after it was added, in order', () => {
+    const { scheduler, fired, at, add } = setup();
+    at(0, () => add('a'));
+    at(10, () => add('b'));
+    at(10, () => add('c'));
+    at(55, () => add('d'));
+    scheduler.flush();
+    expect(fired).toEqual([
+      ['a', 100],
+      ['b', 110],
+      ['c', 110],
+      ['d', 155],
+    ]);
+  });
+
+  test('a removed entry never fires, and the next one still fires on its own frame', () => {
+    const { scheduler, fired, at, add } = setup();
+    let cancelA = () => {};
+    at(0, () => (cancelA = add('a')));
+    at(30, () => add('b'));
+    at(50, () => cancelA());
+    scheduler.flush();
+    expect(fired).toEqual([['b', 130]]);
+  });
+
+  test('an empty queue holds no scheduled action', () => {
+    const { scheduler, at, add } = setup();
+    at(0, () => {
+      const cancel = add('a');
+      cancel();
+    });
+    scheduler.flush();
+    expect(scheduler.actions).toHaveLength(0);
+    expect(scheduler.now()).toBe(0);
+  });
+
+  test('an entry added from an expiry callback is kept', () => {
+    const { scheduler, queue, fired, at } = setup(10);
+    at(0, () =>
+      queue.add(() => {
+        fired.push(['first', scheduler.now()]);
+        queue.add(() => fired.push(['second', scheduler.now()]));
+      }),
+    );
+    scheduler.flush();
+    expect(fired).toEqual([
+      ['first', 10],
+      ['second', 20],
+    ]);
+  });
+});
