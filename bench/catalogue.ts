@@ -59,7 +59,7 @@ export const SCENARIOS: readonly Scenario[] = [
       { key: 'spreadMs', label: 'spread ms', digits: 1 },
       { key: 'spreadX', label: 'spread / 50 ms', digits: 2 },
     ],
-    run: (target) => runSleepBurst(target, { outstanding: 1000, sleepMs: 50, warmup: 500 }),
+    run: (target) => runSleepBurst(target, { outstanding: 1000, sleepMs: 50 }),
   },
   {
     name: 'http-sessions-200',

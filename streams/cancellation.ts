@@ -7,43 +7,52 @@
 import { Observable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 
+type Cancel = () => void;
+
 export class Cancellations {
-  private readonly byConnection = new Map<ConnId, Map<unknown, Set<() => void>>>();
+  /** Per connection, per request id: one cancel function, or a Set when a client reuses an id in flight. */
+  private readonly byConnection = new Map<ConnId, Map<unknown, Cancel | Set<Cancel>>>();
 
   /** Registers a call; the returned function forgets it. */
-  register(connId: ConnId, requestId: unknown, cancel: () => void): () => void {
+  register(connId: ConnId, requestId: unknown, cancel: Cancel): () => void {
     let calls = this.byConnection.get(connId);
     if (calls === undefined) {
       calls = new Map();
       this.byConnection.set(connId, calls);
     }
-    let sameId = calls.get(requestId);
-    if (sameId === undefined) {
-      sameId = new Set();
-      calls.set(requestId, sameId);
-    }
-    sameId.add(cancel);
-    const ids = calls;
-    const entry = sameId;
-    return () => {
-      entry.delete(cancel);
-      if (entry.size > 0) return;
-      ids.delete(requestId);
-      if (ids.size === 0 && this.byConnection.get(connId) === ids) this.byConnection.delete(connId);
-    };
+    const held = calls.get(requestId);
+    if (held === undefined) calls.set(requestId, cancel);
+    else if (typeof held === 'function') calls.set(requestId, new Set([held, cancel]));
+    else held.add(cancel);
+    return () => this.forget(connId, requestId, cancel);
   }
 
   /** Cancels every call in flight on `connId` under `requestId` (ids are the client's to reuse). */
   cancel(connId: ConnId, requestId: unknown): void {
-    const sameId = this.byConnection.get(connId)?.get(requestId);
-    if (sameId === undefined) return;
-    for (const cancel of [...sameId]) cancel();
+    const held = this.byConnection.get(connId)?.get(requestId);
+    if (held === undefined) return;
+    if (typeof held === 'function') held();
+    else for (const cancel of [...held]) cancel();
   }
 
   get size(): number {
     let count = 0;
-    for (const calls of this.byConnection.values()) for (const sameId of calls.values()) count += sameId.size;
+    for (const calls of this.byConnection.values()) {
+      for (const held of calls.values()) count += typeof held === 'function' ? 1 : held.size;
+    }
     return count;
+  }
+
+  private forget(connId: ConnId, requestId: unknown, cancel: Cancel): void {
+    const calls = this.byConnection.get(connId);
+    const held = calls?.get(requestId);
+    if (calls === undefined || held === undefined) return;
+    if (held === cancel) calls.delete(requestId);
+    else if (typeof held !== 'function') {
+      held.delete(cancel);
+      if (held.size === 1) calls.set(requestId, held.values().next().value as Cancel);
+    }
+    if (calls.size === 0) this.byConnection.delete(connId);
   }
 }
 

@@ -80,10 +80,15 @@ export function attempt<T>(run: () => Eventual<T>, recover: (error: unknown) => 
 }
 
 /**
- * Reads an Eventual: `onAnswer` or `onFailure` is called exactly once, now
+ * Reads an Eventual: `answer` or `failure` is called exactly once, now
  * when it is here; the returned function cancels (unsubscribes the source).
  */
-export function settleEventual<T>(value: Eventual<T>, onAnswer: (value: T) => void, onFailure: (error: unknown) => void): () => void {
+export interface EventualObserver<T> {
+  answer(value: T): void;
+  failure(error: unknown): void;
+}
+
+export function settleEventual<T>(value: Eventual<T>, observer: EventualObserver<T>): () => void {
   let cancelled = false;
   let cancelCurrent: () => void = () => {};
   let step = 0;
@@ -93,11 +98,11 @@ export function settleEventual<T>(value: Eventual<T>, onAnswer: (value: T) => vo
     try {
       next = produce();
     } catch (error) {
-      onFailure(error);
+      observer.failure(error);
       return;
     }
     if (next instanceof Later) read(next);
-    else onAnswer(next);
+    else observer.answer(next);
   };
   const read = (later: Later<T>) => {
     const mine = ++step;
@@ -125,7 +130,7 @@ export function settleEventual<T>(value: Eventual<T>, onAnswer: (value: T) => vo
     }
   };
   if (value instanceof Later) read(value);
-  else onAnswer(value);
+  else observer.answer(value);
   return () => {
     cancelled = true;
     cancelCurrent();
@@ -136,13 +141,12 @@ export function settleEventual<T>(value: Eventual<T>, onAnswer: (value: T) => vo
 export function toObservable<T>(value: Eventual<T>): Observable<T> {
   if (!(value instanceof Later)) return of(value);
   return new Observable<T>((subscriber) =>
-    settleEventual(
-      value,
-      (answer) => {
+    settleEventual(value, {
+      answer: (answer) => {
         subscriber.next(answer);
         subscriber.complete();
       },
-      (error) => subscriber.error(error),
-    ),
+      failure: (error) => subscriber.error(error),
+    }),
   );
 }

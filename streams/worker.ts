@@ -12,7 +12,7 @@
  *   (timeout, or unsubscription: every kind of cancellation).
  * The slot is released as soon as the outcome is known, before it travels on.
  */
-import { Observable, isObservable, type Subscription } from 'rxjs';
+import { Observable, isObservable, type Subscriber, type Subscription } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
 import type { Admission } from './admission.js';
@@ -38,70 +38,98 @@ export class CallCancelledError extends Error {
 const BUSY: WorkerOutcome<never> = { ok: false, reason: 'server_busy' };
 const TIMED_OUT: WorkerOutcome<never> = { ok: false, reason: 'callback_timeout' };
 
+/**
+ * One worker's life, as one object: a call should not pay for a handful of
+ * closures (this runs for every tools/call and read, and 1000 of them may be
+ * in flight at once).
+ */
+class WorkerRun<T, R> {
+  private settled = false;
+  private succeeded = false;
+  private onward: Subscription | undefined;
+  private cancelAnswer: (() => void) | undefined;
+  private cancelDeadline: (() => void) | undefined;
+  readonly abort = new LazyAbort();
+
+  constructor(
+    private readonly subscriber: Subscriber<R>,
+    private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+    private readonly release: () => void,
+  ) {}
+
+  start(answer: Eventual<T>, deadlines: DeadlineQueue): void {
+    if (!isLater(answer)) {
+      this.settle({ ok: true, value: answer });
+      return;
+    }
+    this.cancelDeadline = deadlines.add(() => this.settle(TIMED_OUT));
+    this.cancelAnswer = settleEventual(answer, this);
+  }
+
+  /** The answer arrived (settleEventual's observer). */
+  answer(value: T): void {
+    this.settle({ ok: true, value });
+  }
+
+  /** The answer failed (settleEventual's observer). */
+  failure(error: unknown): void {
+    this.settle({ ok: false, reason: 'callback_crashed', error });
+  }
+
+  settle(outcome: WorkerOutcome<T>): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.release();
+    this.cancelDeadline?.();
+    this.succeeded = outcome.ok;
+    if (!outcome.ok) {
+      this.abort.abort(new CallCancelledError(outcome.reason));
+      this.cancelAnswer?.();
+    }
+    deliver(this.subscriber, this.then(outcome), (onward) => (this.onward = onward));
+  }
+
+  teardown(): void {
+    this.onward?.unsubscribe();
+    if (this.settled) return;
+    this.settled = true;
+    this.release();
+    this.cancelDeadline?.();
+    this.cancelAnswer?.();
+    if (!this.succeeded) this.abort.abort(new CallCancelledError('cancelled'));
+  }
+}
+
+function deliver<R>(subscriber: Subscriber<R>, reply: R | Observable<R>, keep: (onward: Subscription) => void): void {
+  if (isObservable(reply)) {
+    keep(reply.subscribe(subscriber));
+    return;
+  }
+  subscriber.next(reply);
+  subscriber.complete();
+}
+
 export function worker<T, R>(
   options: WorkerOptions,
   body: (abort: LazyAbort) => Eventual<T>,
   then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
 ): Observable<R> {
   return new Observable<R>((subscriber) => {
-    let onward: Subscription | undefined;
-    const deliver = (outcome: WorkerOutcome<T>) => {
-      const reply = then(outcome);
-      if (isObservable(reply)) {
-        onward = reply.subscribe(subscriber);
-        return;
-      }
-      subscriber.next(reply);
-      subscriber.complete();
-    };
     const release = options.admission.tryAcquire(options.connId);
     if (release === null) {
-      deliver(BUSY);
+      let onward: Subscription | undefined;
+      deliver(subscriber, then(BUSY), (kept) => (onward = kept));
       return () => onward?.unsubscribe();
     }
-    const abort = new LazyAbort();
-    let settled = false;
-    let succeeded = false;
-    let cancelAnswer: (() => void) | undefined;
-    let cancelDeadline: (() => void) | undefined;
-    const settle = (outcome: WorkerOutcome<T>) => {
-      if (settled) return;
-      settled = true;
-      release();
-      cancelDeadline?.();
-      succeeded = outcome.ok;
-      if (!outcome.ok) {
-        abort.abort(new CallCancelledError(outcome.reason));
-        cancelAnswer?.();
-      }
-      deliver(outcome);
-    };
-    const teardown = () => {
-      onward?.unsubscribe();
-      if (settled) return;
-      settled = true;
-      release();
-      cancelDeadline?.();
-      cancelAnswer?.();
-      if (!succeeded) abort.abort(new CallCancelledError('cancelled'));
-    };
+    const run = new WorkerRun<T, R>(subscriber, then, release);
     let answer: Eventual<T>;
     try {
-      answer = body(abort);
+      answer = body(run.abort);
     } catch (error) {
-      settle({ ok: false, reason: 'callback_crashed', error });
-      return teardown;
+      run.failure(error);
+      return () => run.teardown();
     }
-    if (!isLater(answer)) {
-      settle({ ok: true, value: answer });
-      return teardown;
-    }
-    cancelDeadline = options.deadlines.add(() => settle(TIMED_OUT));
-    cancelAnswer = settleEventual(
-      answer,
-      (value) => settle({ ok: true, value }),
-      (error) => settle({ ok: false, reason: 'callback_crashed', error }),
-    );
-    return teardown;
+    run.start(answer, options.deadlines);
+    return () => run.teardown();
   });
 }

@@ -4,7 +4,7 @@ import { attempt, eventualOf, isLater, settleEventual, thenEventual, toObservabl
 
 function settle<T>(value: Parameters<typeof settleEventual<T>>[0]) {
   const seen: Array<['answer', T] | ['failure', unknown]> = [];
-  const cancel = settleEventual(value, (v) => seen.push(['answer', v]), (e) => seen.push(['failure', e]));
+  const cancel = settleEventual(value, { answer: (v) => seen.push(['answer', v]), failure: (e) => seen.push(['failure', e]) });
   return { seen, cancel };
 }
 
@@ -57,7 +57,7 @@ describe('Eventual', () => {
         }),
       recover,
     );
-    await expect(new Promise((resolve) => settleEventual(reading, resolve, resolve))).resolves.toBe('recovered reading');
+    await expect(new Promise((resolve) => settleEventual(reading, { answer: resolve, failure: resolve }))).resolves.toBe('recovered reading');
   });
 
   test('a failure without recovery reaches onFailure exactly once', () => {

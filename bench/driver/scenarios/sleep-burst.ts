@@ -8,13 +8,12 @@ import { measureLoad } from '../load.js';
 import type { Measurement } from '../measurement.js';
 import { openClient } from '../open-client.js';
 import type { Target } from '../targets.js';
-import { callTool, ECHO_ARGS } from '../tool-call.js';
+import { callTool } from '../tool-call.js';
 import { withServer } from './with-server.js';
 
 export interface SleepBurstOptions {
   readonly outstanding: number;
   readonly sleepMs: number;
-  readonly warmup: number;
 }
 
 export function runSleepBurst(target: Target, options: SleepBurstOptions): Promise<Measurement> {
@@ -23,9 +22,9 @@ export function runSleepBurst(target: Target, options: SleepBurstOptions): Promi
     const measurement = await measureLoad(server.pid, () => callTool(client, 'sleep', { ms: options.sleepMs }), {
       concurrency: options.outstanding,
       calls: options.outstanding,
-      warmup: options.warmup,
-      warmupConcurrency: 16,
-      warmupCall: () => callTool(client, 'echo', ECHO_ARGS),
+      // Warm with the same burst (twice), so what is measured is the server's steady state, not its JIT.
+      warmup: options.outstanding * 2,
+      warmupConcurrency: options.outstanding,
       extra: (loop) => {
         const spreadMs = loop.lastEndMs - loop.lastStartMs;
         return { spreadMs, spreadX: spreadMs / options.sleepMs };
