@@ -365,7 +365,8 @@ describe('serveStdio: concurrency, elicitation, lifetime (virtual clock)', () =>
     const w = wire(server);
     w.send(INITIALIZE_ELICITING);
     w.send(call('c1', 'approve_me'));
-    const [, elicit] = await w.reader.take(2);
+    const [, taken] = await w.reader.take(2);
+    const elicit = taken!;
     expect(elicit).toMatchObject({ method: 'elicitation/create', params: { message: 'Run it?' } });
     expect(elicit.id).toMatch(/^rxmcp-elicit-[A-Za-z0-9_-]{16,}$/);
     expect(server.stats().parked).toBe(1);
