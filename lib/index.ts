@@ -27,3 +27,6 @@ export { progressUpdate, ProgressUpdate } from './progress.js';
 export { relatedRequestOf } from './protocol/related.js';
 export { checkRequestedSchema } from './elicitation-schema.js';
 export { encodeMessage } from './protocol/encode.js';
+export { sleep } from './sleep.js';
+export type { SleepOptions } from './sleep.js';
+export { untilAborted } from './until-aborted.js';

@@ -6,11 +6,11 @@
  * request it belongs to, so a transport can deliver it on that request's
  * stream.
  */
-import { Observable } from 'rxjs';
 import type { AuthorizationContext, CallContext, ConnId, ElicitParams, ElicitResult, TransportKind } from '../lib/context.js';
 import { checkRequestedSchema } from '../lib/elicitation-schema.js';
 import { ClientCapabilityError } from '../lib/errors.js';
 import type { LogLevel } from '../lib/log-levels.js';
+import { untilAborted } from '../lib/until-aborted.js';
 import { isPlainObject, notification, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
 import { withRelatedRequest } from '../lib/protocol/related.js';
 import type { CompletionContext } from '../lib/resource-def.js';
@@ -19,31 +19,6 @@ import type { RequestScope, ServerCore } from './server-core.js';
 
 export function authorizationContext(scope: RequestScope): AuthorizationContext {
   return { connId: scope.connId, transport: scope.transport };
-}
-
-/** Resolves with the Observable's first value; the signal aborting unsubscribes it. */
-function untilAborted<T>(source: Observable<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      subscription.unsubscribe();
-      reject(signal.reason);
-    };
-    const subscription = source.subscribe({
-      next: (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      error: (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    });
-    if (!subscription.closed) signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**

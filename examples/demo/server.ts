@@ -13,13 +13,14 @@
  * - Tools: an allowlist, chosen here (`authorizerSource: 'configured'`);
  *   reads: `allowAll()`.
  */
-import { asyncScheduler, timer } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
 import {
   allowAll,
   allowlist,
   createServer,
   Registry,
   ResourceNotFoundError,
+  sleep,
   ToolError,
   type McpServer,
   type ServerOptions,
@@ -45,25 +46,6 @@ const INITIAL_NOTES: ReadonlyArray<readonly [string, string]> = [
 
 function noteUri(id: string): string {
   return `demo://notes/${encodeURIComponent(id)}`;
-}
-
-/** Waits `ms` on `scheduler`; rejects with the signal's reason the moment it aborts. */
-function waitOn(scheduler: NonNullable<ServerOptions['scheduler']>, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      wait.unsubscribe();
-      reject(signal.reason);
-    };
-    const wait = timer(ms, scheduler).subscribe(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export function createDemoServer(options: DemoServerOptions = {}): McpServer {
@@ -111,7 +93,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > SLOW_TASK_MAX_MS) {
         throw new ToolError(`ms must be an integer from 0 to ${SLOW_TASK_MAX_MS}`);
       }
-      await waitOn(scheduler, ms, ctx.signal);
+      await sleep(ms, { scheduler, signal: ctx.signal });
       return `Waited ${ms} ms`;
     },
   });

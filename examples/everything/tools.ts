@@ -13,6 +13,7 @@ import {
   embeddedResource,
   image,
   progressUpdate,
+  sleep,
   text,
   type CallContext,
   type ElicitParams,
@@ -20,7 +21,6 @@ import {
 } from '../../lib/index.js';
 import { DEFAULTS_SCHEMA, ENUMS_SCHEMA, USER_INFO_SCHEMA } from './elicitation-schemas.js';
 import { RED_PIXEL_PNG_BASE64, SILENT_WAV_BASE64 } from './media.js';
-import { pause } from './pause.js';
 
 export interface ToolTiming {
   readonly scheduler: SchedulerLike;
@@ -129,9 +129,9 @@ export function registerTools(registry: Registry, timing: ToolTiming): void {
     inputSchema: NO_ARGUMENTS,
     handler: async (_args, ctx) => {
       ctx.log('info', 'Tool execution started');
-      await pause(stepDelayMs, scheduler, ctx.signal);
+      await sleep(stepDelayMs, { scheduler, signal: ctx.signal });
       ctx.log('info', 'Tool processing data');
-      await pause(stepDelayMs, scheduler, ctx.signal);
+      await sleep(stepDelayMs, { scheduler, signal: ctx.signal });
       ctx.log('info', 'Tool execution completed');
       return 'Logging test completed';
     },
@@ -222,7 +222,7 @@ export function registerTools(registry: Registry, timing: ToolTiming): void {
       'Answers after a step (SEP-1699). The HTTP transport keeps every SSE event, so a client that loses the stream mid-call resumes it with Last-Event-ID.',
     inputSchema: NO_ARGUMENTS,
     handler: async (_args, ctx) => {
-      await pause(stepDelayMs, scheduler, ctx.signal);
+      await sleep(stepDelayMs, { scheduler, signal: ctx.signal });
       return 'Reconnection test completed successfully';
     },
   });
