@@ -8,20 +8,19 @@
  * means 2025-03-26) before its path is looked at. `close()` ends every
  * session and stream; requests after it are a 503.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions.js';
 import type { McpServer } from '../../lib/server.js';
 import { assertNetworkBootAllowed } from '../boot-guard.js';
 import type { HttpContext, HttpSession } from './context.js';
+import { KeepAliveClock } from './keep-alive.js';
 import { openLegacyStream, postLegacyMessage } from './legacy-sse.js';
 import { resolveHttpOptions, type HttpHandlerOptions, type ResolvedHttpOptions } from './options.js';
-import { checkHostAndOrigin } from './origin-guard.js';
+import { hostAndOriginGuard } from './origin-guard.js';
 import { refuse, sendJson } from './responses.js';
 import { SessionTable } from './sessions.js';
 import { SseWriter } from './sse-writer.js';
 import { handleDelete, handleGet, handlePost } from './streamable.js';
-import type { RoutingOrigin } from './streamable-session.js';
 
 export interface HttpHandlerStats {
   readonly sessions: number;
@@ -49,10 +48,22 @@ function protocolVersionRefusal(req: IncomingMessage): string | undefined {
   return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
 }
 
+/** The configured paths that a URL parse leaves as they are: a request naming one exactly can skip the parse. */
+function plainPaths(paths: readonly (string | null)[]): ReadonlySet<string> {
+  const plain = new Set<string>();
+  for (const path of paths) {
+    if (path !== null && new URL(path, 'http://localhost').pathname === path) plain.add(path);
+  }
+  return plain;
+}
+
 export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
   const resolved = resolveHttpOptions(options);
   assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'HTTP' });
   const logger = server.logger;
+  const checkHostAndOrigin = hostAndOriginGuard(resolved);
+  const keepAlive = new KeepAliveClock(resolved.keepAliveMs, server.scheduler);
+  const knownPaths = plainPaths([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath]);
   let openStreams = 0;
   let closed = false;
   const ctx: HttpContext = {
@@ -63,14 +74,9 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
       idleTimeoutMs: resolved.sessionIdleTimeoutMs,
       scheduler: server.scheduler,
     }),
-    routing: new AsyncLocalStorage<RoutingOrigin>(),
     logger,
     openWriter(res, sessionId) {
-      const writer = new SseWriter(res, {
-        maxBufferedBytes: resolved.maxStreamBufferBytes,
-        keepAliveMs: resolved.keepAliveMs,
-        scheduler: server.scheduler,
-      });
+      const writer = new SseWriter(res, { maxBufferedBytes: resolved.maxStreamBufferBytes, keepAlive });
       const release = ctx.sessions.hold(sessionId);
       openStreams += 1;
       writer.onClose((reason) => {
@@ -80,17 +86,25 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
       });
       return writer;
     },
+    fail(res, error) {
+      logger.error({ err: error }, 'MCP HTTP handler failed');
+      if (!res.headersSent) refuse(res, 500, 'Internal Server Error');
+      else res.destroy();
+    },
   };
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function route(req: IncomingMessage, res: ServerResponse): void {
     if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
-    const guard = checkHostAndOrigin(req, resolved);
+    const guard = checkHostAndOrigin(req);
     if (!guard.ok) return refuse(res, 403, guard.reason);
     const versionRefusal = protocolVersionRefusal(req);
     if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const target = req.url ?? '/';
+    // A request for one of our paths as is needs no URL parse; anything else is parsed (and normalised) as before.
+    const url = knownPaths.has(target) ? undefined : new URL(target, 'http://localhost');
+    const pathname = url === undefined ? target : url.pathname;
     const method = req.method ?? 'GET';
-    switch (url.pathname) {
+    switch (pathname) {
       case resolved.endpoint:
         if (method === 'POST') return handlePost(ctx, req, res);
         if (method === 'GET') return handleGet(ctx, req, res);
@@ -104,18 +118,18 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
         return openLegacyStream(ctx, resolved.messagesPath!, res);
       case resolved.messagesPath:
         if (method !== 'POST') return methodNotAllowed(res, 'POST');
-        return postLegacyMessage(ctx, req, res, url);
+        return postLegacyMessage(ctx, req, res, url ?? new URL(target, 'http://localhost'));
       default:
-        return refuse(res, 404, `Not Found: ${url.pathname}`);
+        return refuse(res, 404, `Not Found: ${pathname}`);
     }
   }
 
   const handler = ((req: IncomingMessage, res: ServerResponse) => {
-    route(req, res).catch((error: unknown) => {
-      logger.error({ err: error }, 'MCP HTTP handler failed');
-      if (!res.headersSent) refuse(res, 500, 'Internal Server Error');
-      else res.destroy();
-    });
+    try {
+      route(req, res);
+    } catch (error) {
+      ctx.fail(res, error);
+    }
   }) as HttpHandler;
   handler.close = () => {
     closed = true;

@@ -16,7 +16,7 @@ import { Subject, type Subscription } from 'rxjs';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
-import { readJsonBody } from './body.js';
+import { readJsonBody, type BodyResult } from './body.js';
 import type { HttpContext } from './context.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
 import type { SseWriter } from './sse-writer.js';
@@ -69,14 +69,28 @@ export function openLegacyStream(ctx: HttpContext, messagesPath: string, res: Se
   session.start(writer, `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
 }
 
-export async function postLegacyMessage(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export function postLegacyMessage(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, url: URL): void {
   const sessionId = url.searchParams.get('sessionId');
   const session = sessionId === null ? undefined : ctx.sessions.get(sessionId);
   if (!(session instanceof LegacySseSession)) {
     refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
     return;
   }
-  const body = await readJsonBody(req, ctx.options.maxBodyBytes);
+  readJsonBody(
+    req,
+    ctx.options.maxBodyBytes,
+    (body) => {
+      try {
+        deliver(ctx, res, session, body);
+      } catch (error) {
+        ctx.fail(res, error);
+      }
+    },
+    (error) => ctx.fail(res, error),
+  );
+}
+
+function deliver(ctx: HttpContext, res: ServerResponse, session: LegacySseSession, body: BodyResult): void {
   if (!body.ok) {
     sendJson(res, body.status, body.body, body.status === 413 ? { Connection: 'close' } : {});
     return;

@@ -7,6 +7,10 @@
  * Host entries are names (any port) or `name:port`; IPv6 literals keep their
  * brackets (`[::1]`). Without `allowedOrigins`, an Origin is allowed when its
  * host would be an allowed Host; with it, only those exact origins are.
+ *
+ * `hostAndOriginGuard` is the same check for one handler, remembering the
+ * verdicts of the few Host/Origin pairs its clients send (a bounded cache:
+ * a client cycling through names only ever makes it start over).
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -59,4 +63,23 @@ export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): 
     return { ok: false, reason: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed` };
   }
   return OK;
+}
+
+/** At most this many Host/Origin pairs are remembered; one more starts the cache over. */
+const VERDICT_CACHE_SIZE = 256;
+
+export function hostAndOriginGuard(policy: OriginPolicy): (req: IncomingMessage) => GuardVerdict {
+  const verdicts = new Map<string, GuardVerdict>();
+  return (req) => {
+    const { host, origin } = req.headers;
+    const key = origin === undefined ? host : `${host ?? ''}\n${origin}`;
+    if (key === undefined) return checkHostAndOrigin(req, policy);
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = checkHostAndOrigin(req, policy);
+      if (verdicts.size >= VERDICT_CACHE_SIZE) verdicts.clear();
+      verdicts.set(key, verdict);
+    }
+    return verdict;
+  };
 }

@@ -5,6 +5,10 @@
  * `idleTimeoutMs`, on the server's scheduler, it is removed and closed. Any
  * request restarts the idle clock. Removing is closing: the session's
  * `close()` ends its connection to the server.
+ *
+ * Restarting the clock only notes the time: each session has at most one
+ * timer pending, which on firing either expires the session or waits out
+ * the rest of its idle time, so a busy session costs no timer per request.
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
 
@@ -22,6 +26,9 @@ export interface SessionTableOptions {
 interface Entry<S> {
   readonly session: S;
   holds: number;
+  /** When the session last became idle or was last touched (scheduler time). */
+  idleSince: number;
+  /** The one pending idle check, if any. */
   expiry: Subscription | undefined;
 }
 
@@ -41,7 +48,7 @@ export class SessionTable<S extends TableSession> {
   /** Adds a session (the caller checked `full`); its idle clock starts now. */
   add(session: S): void {
     if (this.full) throw new Error('session table is full');
-    const entry: Entry<S> = { session, holds: 0, expiry: undefined };
+    const entry: Entry<S> = { session, holds: 0, idleSince: 0, expiry: undefined };
     this.entries.set(session.id, entry);
     this.restartIdleClock(entry);
   }
@@ -86,12 +93,19 @@ export class SessionTable<S extends TableSession> {
   }
 
   private restartIdleClock(entry: Entry<S>): void {
-    entry.expiry?.unsubscribe();
-    entry.expiry = undefined;
-    if (entry.holds > 0 || !Number.isFinite(this.options.idleTimeoutMs)) return;
-    const id = entry.session.id;
+    if (!Number.isFinite(this.options.idleTimeoutMs)) return;
+    entry.idleSince = this.options.scheduler.now();
+    if (entry.holds > 0 || entry.expiry !== undefined) return;
+    this.checkIdleAfter(entry, this.options.idleTimeoutMs);
+  }
+
+  private checkIdleAfter(entry: Entry<S>, delayMs: number): void {
     entry.expiry = this.options.scheduler.schedule(() => {
-      if (this.entries.get(id) === entry) this.remove(id);
-    }, this.options.idleTimeoutMs);
+      entry.expiry = undefined;
+      if (this.entries.get(entry.session.id) !== entry || entry.holds > 0) return; // gone, or held: the release restarts the clock
+      const left = entry.idleSince + this.options.idleTimeoutMs - this.options.scheduler.now();
+      if (left > 0) this.checkIdleAfter(entry, left);
+      else this.remove(entry.session.id);
+    }, delayMs);
   }
 }

@@ -8,13 +8,19 @@
  * - A server-to-client request or notification caused while handling a POST
  *   (an elicitation/create for a parked call, a notification sent by the
  *   tool) goes on that POST's stream, before its reply, while the stream is
- *   still waiting for it. "Caused by" is the async context the message was
- *   emitted in: each inbound message is fed to the server inside
- *   `routing.run(itsStream)`, and Node carries that context through the
- *   callbacks, promises and timers the server starts for it.
+ *   still waiting for it. "Caused by" is the request the core tagged the
+ *   message with (`relatedRequestOf`): every message the server produces
+ *   while serving a request carries it, on any clock. An untagged message
+ *   (a broadcast a handler sent with server.notify) is not about the request,
+ *   so it goes where the spec wants unrelated messages: a GET stream.
  * - Anything else (broadcasts, pushes after their request ended) goes on the
  *   newest open GET stream (at most `maxGetStreams` are open; one more ends
  *   the oldest), or waits in a bounded backlog until one opens.
+ *
+ * A new stream opens with a priming event (an id, empty data) only when the
+ * session speaks 2025-11-25 or later: older revisions had no such event, and
+ * their clients (the official SDK's among them) take its empty data for a
+ * malformed message, as the SDK's own server knows.
  *
  * Every SSE event is appended to the event store under its stream, also when
  * the stream's connection has dropped, so `Last-Event-ID` can resume any
@@ -22,12 +28,13 @@
  * unsubscribes the connection: its parked calls are dropped, its workers
  * aborted.
  */
-import type { AsyncLocalStorage } from 'node:async_hooks';
 import { Subject, type Subscription } from 'rxjs';
 import type { Logger } from '../../lib/logger.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
+import { relatedRequestOf } from '../../lib/protocol/related.js';
+import { negotiateProtocolVersion } from '../../lib/protocol/versions.js';
 import type { McpServer } from '../../lib/server.js';
 import type { EventStore, Replay } from './event-store.js';
 import type { SseWriter } from './sse-writer.js';
@@ -65,15 +72,22 @@ export interface StreamableSessionDeps {
   readonly retryMs: number;
   readonly maxBacklogMessages: number;
   readonly maxGetStreams: number;
-  readonly routing: AsyncLocalStorage<RoutingOrigin>;
   readonly logger: Logger;
 }
+
+/** The first revision whose clients expect (and can read) a priming event. */
+const PRIMING_SINCE = '2025-11-25';
 
 const LISTENER_PREFIX = 'g';
 const POST_PREFIX = 'p';
 
-function requestKey(id: JsonRpcId): string {
-  return JSON.stringify(id);
+type RequestKey = string | number;
+
+/** A Map key per distinct id: numbers and strings as themselves, anything else by its JSON (marked, so it cannot meet a string id). */
+function requestKey(id: JsonRpcId): RequestKey {
+  if (typeof id === 'number') return id;
+  if (typeof id === 'string' && id.charCodeAt(0) !== 0) return id;
+  return `\u0000${JSON.stringify(id)}`;
 }
 
 export class StreamableSession {
@@ -81,7 +95,7 @@ export class StreamableSession {
   private readonly inbound = new Subject<unknown>();
   private readonly subscription: Subscription;
   /** Requests waiting for their reply, by id. */
-  private readonly awaiting = new Map<string, PostStream | JsonSink>();
+  private readonly awaiting = new Map<RequestKey, PostStream | JsonSink>();
   /** POST streams still waiting for their reply, by stream id. */
   private readonly postStreams = new Map<string, PostStream>();
   /** Open GET streams, oldest first. */
@@ -89,6 +103,9 @@ export class StreamableSession {
   private readonly backlog: string[] = [];
   private streamCount = 0;
   private closed = false;
+  private readonly feed = (message: unknown): void => this.inbound.next(message);
+  /** The revision the session's initialize negotiated (dates compare as strings). */
+  private protocolVersion = '';
 
   constructor(
     readonly id: string,
@@ -101,26 +118,31 @@ export class StreamableSession {
     return this.awaiting.has(requestKey(requestId));
   }
 
+  /** An initialize on this session: the revision the server answers it with, by the same rule as the server. */
+  initializing(requestedVersion: unknown): void {
+    this.protocolVersion = negotiateProtocolVersion(requestedVersion);
+  }
+
   /** A request whose messages and reply go on `writer` (already open), after a priming event. */
   requestOverSse(message: unknown, requestId: JsonRpcId, writer: SseWriter): void {
     const stream: PostStream = { kind: 'post', id: this.newStreamId(POST_PREFIX), writer };
     this.awaiting.set(requestKey(requestId), stream);
     this.postStreams.set(stream.id, stream);
     this.detachOnClose(stream, writer);
-    writer.prime(this.deps.store.append(this.id, stream.id, null), this.deps.retryMs);
-    this.deps.routing.run(stream, () => this.inbound.next(message));
+    this.prime(stream, writer);
+    this.feed(message);
   }
 
   /** A request answered with one JSON body. */
   requestOverJson(message: unknown, requestId: JsonRpcId, waiter: ReplyWaiter): void {
     const sink: JsonSink = { kind: 'json', waiter };
     this.awaiting.set(requestKey(requestId), sink);
-    this.deps.routing.run(sink, () => this.inbound.next(message));
+    this.feed(message);
   }
 
   /** A notification or a response (an elicitation answer): nothing comes back on this POST. */
   accept(message: unknown): void {
-    this.deps.routing.exit(() => this.inbound.next(message));
+    this.feed(message);
     if (!isPlainObject(message) || message.method !== 'notifications/cancelled') return;
     const params = message.params;
     if (!isPlainObject(params) || params.requestId === undefined) return;
@@ -144,7 +166,7 @@ export class StreamableSession {
     if (replay !== undefined) return this.resume(writer, replay);
     const stream: GetStream = { kind: 'get', id: this.newStreamId(LISTENER_PREFIX), writer };
     writer.open();
-    writer.prime(this.deps.store.append(this.id, stream.id, null), this.deps.retryMs);
+    this.prime(stream, writer);
     this.attachListener(stream);
     return true;
   }
@@ -196,6 +218,11 @@ export class StreamableSession {
     for (const data of this.backlog.splice(0)) this.emit(stream, data);
   }
 
+  private prime(stream: PostStream | GetStream, writer: SseWriter): void {
+    if (this.protocolVersion < PRIMING_SINCE) return;
+    writer.prime(this.deps.store.append(this.id, stream.id, null), this.deps.retryMs);
+  }
+
   private detachOnClose(stream: PostStream, writer: SseWriter): void {
     writer.onClose(() => {
       if (stream.writer === writer) stream.writer = undefined;
@@ -224,7 +251,8 @@ export class StreamableSession {
       }
       return;
     }
-    const origin = this.deps.routing.getStore();
+    const related = relatedRequestOf(message);
+    const origin = related === undefined ? undefined : this.awaiting.get(requestKey(related));
     if (origin?.kind === 'post' && this.postStreams.get(origin.id) === origin) this.emit(origin, data);
     else this.toListener(data);
   }

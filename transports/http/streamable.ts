@@ -6,10 +6,11 @@
  *   connection id, returned in `Mcp-Session-Id`); a full table is a 503.
  *   Any other POST needs the header (400 without it, 404 for a session that
  *   ended or expired).
- * - POST of a request: an SSE stream when the client accepts one (the
- *   request's own server messages, then its reply, then the end), else one
- *   JSON reply. POST of a notification or response: 202, no body. A body
- *   the envelope check refuses: 400 with the JSON-RPC error.
+ * - POST of a request: an SSE stream when the client accepts one (a priming
+ *   event on 2025-11-25 sessions, the request's own server messages, then
+ *   its reply, then the end), else one JSON reply. POST of a notification
+ *   or response: 202, no body. A body the envelope check refuses: 400 with
+ *   the JSON-RPC error.
  * - GET opens a standalone SSE stream, or resumes one after `Last-Event-ID`.
  * - DELETE ends the session: its connection to the server goes, so its
  *   parked calls are dropped and its workers aborted.
@@ -18,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidRequest } from '../../lib/errors.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { mintConnId } from '../conn-id.js';
-import { readJsonBody } from './body.js';
+import { readJsonBody, type BodyResult } from './body.js';
 import type { HttpContext } from './context.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
 import { StreamableSession } from './streamable-session.js';
@@ -31,12 +32,14 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 export function acceptsEventStream(req: IncomingMessage): boolean {
-  return (header(req, 'accept') ?? '').toLowerCase().includes('text/event-stream');
+  const accept = header(req, 'accept');
+  if (accept === undefined) return false;
+  return accept.includes('text/event-stream') || accept.toLowerCase().includes('text/event-stream');
 }
 
 function isJsonContentType(req: IncomingMessage): boolean {
   const type = header(req, 'content-type');
-  return type === undefined || type.split(';')[0]!.trim().toLowerCase() === 'application/json';
+  return type === undefined || type === 'application/json' || type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 /** The session the request names; answers 400/404 itself and returns undefined when there is none. */
@@ -66,19 +69,32 @@ function newSession(ctx: HttpContext, res: ServerResponse): StreamableSession | 
     retryMs: ctx.options.retryMs,
     maxBacklogMessages: ctx.options.maxBacklogMessages,
     maxGetStreams: ctx.options.maxGetStreamsPerSession,
-    routing: ctx.routing,
     logger: ctx.logger,
   });
   ctx.sessions.add(session);
   return session;
 }
 
-export async function handlePost(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export function handlePost(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
   if (!isJsonContentType(req)) {
     refuse(res, 415, 'Unsupported Media Type: POST a JSON-RPC message as application/json');
     return;
   }
-  const body = await readJsonBody(req, ctx.options.maxBodyBytes);
+  readJsonBody(
+    req,
+    ctx.options.maxBodyBytes,
+    (body) => {
+      try {
+        postBody(ctx, req, res, body);
+      } catch (error) {
+        ctx.fail(res, error);
+      }
+    },
+    (error) => ctx.fail(res, error),
+  );
+}
+
+function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, body: BodyResult): void {
   if (!body.ok) {
     sendJson(res, body.status, body.body, body.status === 413 ? { Connection: 'close' } : {});
     return;
@@ -100,10 +116,10 @@ export async function handlePost(ctx: HttpContext, req: IncomingMessage, res: Se
     sendJson(res, 400, invalidRequest(message.id, 'Invalid Request: a request with this id is already in flight on this session'));
     return;
   }
-  const headers = { 'Mcp-Session-Id': session.id };
+  if (message.method === 'initialize') session.initializing(message.params?.protocolVersion);
   if (acceptsEventStream(req)) {
     const writer = ctx.openWriter(res, session.id);
-    writer.open(headers);
+    writer.open({ 'Mcp-Session-Id': session.id });
     session.requestOverSse(body.value, message.id, writer);
     return;
   }
@@ -113,12 +129,12 @@ export async function handlePost(ctx: HttpContext, req: IncomingMessage, res: Se
     settle: (data) => {
       release();
       if (res.headersSent || res.destroyed) return;
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)), ...headers });
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), 'Mcp-Session-Id': session.id });
       res.end(data);
     },
     abandon: (reason) => {
       release();
-      if (reason === 'cancelled') sendEmpty(res, 202, headers);
+      if (reason === 'cancelled') sendEmpty(res, 202, { 'Mcp-Session-Id': session.id });
       else refuse(res, 404, 'Not Found: the session ended before this request was answered');
     },
   });
