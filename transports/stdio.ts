@@ -26,6 +26,7 @@ import { ConfigError, parseError } from '../lib/errors.js';
 import type { McpServer } from '../lib/server.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { decodeJsonLine, encodeJsonLine } from './json-lines.js';
+import { BurstWriter } from './burst-writer.js';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -83,6 +84,16 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     if (!finished) input.resume();
   };
 
+  const writer = new BurstWriter(
+    (text) => output.write(text),
+    () => {
+      if (awaitingDrain) return;
+      awaitingDrain = true;
+      input.pause();
+      output.once('drain', onDrain);
+    },
+  );
+
   const write = (message: OutboundMessage) => {
     if (finished) return;
     const line = encodeJsonLine(message);
@@ -90,13 +101,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       logger.error({ connId, method: (message as { method?: unknown }).method }, 'stdio: outbound notification is not JSON-serialisable; not sent');
       return;
     }
-    // One write per message: measured, coalescing a chunk's replies into one write saves syscalls but
-    // serialises the exchange (the peer waits for the whole batch), and a closed loop ran half as fast.
-    if (!output.write(line) && !awaitingDrain) {
-      awaitingDrain = true;
-      input.pause();
-      output.once('drain', onDrain);
-    }
+    writer.write(line);
   };
 
   const onLine = (event: LineEvent) => {
@@ -141,6 +146,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
 
   const finish = () => {
     if (finished) return;
+    // What was answered before the end still goes out (a last line without its newline included).
+    writer.flush();
     finished = true;
     input.off('data', onData);
     input.off('end', onEnd);
