@@ -16,10 +16,10 @@ import { Subject, type Subscription } from 'rxjs';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
-import { readJsonBody, type BodyResult } from './body.js';
 import type { HttpContext } from './context.js';
-import { refuse, sendEmpty, sendJson } from './responses.js';
+import { refuse, sendEmpty } from './responses.js';
 import type { SseWriter } from './sse-writer.js';
+import { withJsonBody } from './with-json-body.js';
 
 export class LegacySseSession {
   readonly kind = 'legacy';
@@ -76,29 +76,14 @@ export function postLegacyMessage(ctx: HttpContext, req: IncomingMessage, res: S
     refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
     return;
   }
-  readJsonBody(
-    req,
-    ctx.options.maxBodyBytes,
-    (body) => {
-      try {
-        deliver(ctx, res, session, body);
-      } catch (error) {
-        ctx.fail(res, error);
-      }
-    },
-    (error) => ctx.fail(res, error),
-  );
+  withJsonBody(ctx, req, res, (value) => deliver(ctx, res, session, value));
 }
 
-function deliver(ctx: HttpContext, res: ServerResponse, session: LegacySseSession, body: BodyResult): void {
-  if (!body.ok) {
-    sendJson(res, body.status, body.body, body.status === 413 ? { Connection: 'close' } : {});
-    return;
-  }
+function deliver(ctx: HttpContext, res: ServerResponse, session: LegacySseSession, value: unknown): void {
   if (ctx.sessions.get(session.id) !== session) {
     refuse(res, 404, 'Not Found: the SSE session ended while its message was being read');
     return;
   }
-  session.accept(body.value);
+  session.accept(value);
   sendEmpty(res, 202);
 }

@@ -19,10 +19,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidRequest } from '../../lib/errors.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { mintConnId } from '../conn-id.js';
-import { readJsonBody, type BodyResult } from './body.js';
 import type { HttpContext } from './context.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
 import { StreamableSession } from './streamable-session.js';
+import { withJsonBody } from './with-json-body.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 
@@ -80,26 +80,11 @@ export function handlePost(ctx: HttpContext, req: IncomingMessage, res: ServerRe
     refuse(res, 415, 'Unsupported Media Type: POST a JSON-RPC message as application/json');
     return;
   }
-  readJsonBody(
-    req,
-    ctx.options.maxBodyBytes,
-    (body) => {
-      try {
-        postBody(ctx, req, res, body);
-      } catch (error) {
-        ctx.fail(res, error);
-      }
-    },
-    (error) => ctx.fail(res, error),
-  );
+  withJsonBody(ctx, req, res, (value) => postBody(ctx, req, res, value));
 }
 
-function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, body: BodyResult): void {
-  if (!body.ok) {
-    sendJson(res, body.status, body.body, body.status === 413 ? { Connection: 'close' } : {});
-    return;
-  }
-  const message = classifyMessage(body.value);
+function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, value: unknown): void {
+  const message = classifyMessage(value);
   if (message.kind === 'invalid') {
     sendJson(res, 400, message.reply);
     return;
@@ -108,7 +93,7 @@ function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, b
   const session = initializing ? newSession(ctx, res) : namedSession(ctx, req, res);
   if (session === undefined) return;
   if (message.kind !== 'request') {
-    session.accept(body.value);
+    session.accept(value);
     sendEmpty(res, 202);
     return;
   }
@@ -120,12 +105,12 @@ function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, b
   if (acceptsEventStream(req)) {
     const writer = ctx.openWriter(res, session.id);
     writer.open({ 'Mcp-Session-Id': session.id });
-    session.requestOverSse(body.value, message.id, writer);
+    session.requestOverSse(value, message.id, writer);
     return;
   }
   const release = ctx.sessions.hold(session.id);
   res.on('close', release);
-  session.requestOverJson(body.value, message.id, {
+  session.requestOverJson(value, message.id, {
     settle: (data) => {
       release();
       if (res.headersSent || res.destroyed) return;
