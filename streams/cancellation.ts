@@ -4,17 +4,22 @@
  * without every call listening to every cancel. Cancelling is unsubscribing
  * the call's Observable, so the handler's signal aborts and no reply goes out.
  */
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 
-type Cancel = () => void;
+/** What a cancel reaches: an object with a method, so a call in flight needs no closure for it. */
+export interface CancelTarget {
+  cancel(): void;
+}
+
+type Cancel = CancelTarget;
 
 export class Cancellations {
-  /** Per connection, per request id: one cancel function, or a Set when a client reuses an id in flight. */
+  /** Per connection, per request id: one target, or a Set when a client reuses an id in flight. */
   private readonly byConnection = new Map<ConnId, Map<unknown, Cancel | Set<Cancel>>>();
 
-  /** Registers a call; the returned function forgets it. */
-  register(connId: ConnId, requestId: unknown, cancel: Cancel): () => void {
+  /** Registers a call until `forget` is called with the same arguments. */
+  register(connId: ConnId, requestId: unknown, cancel: Cancel): void {
     let calls = this.byConnection.get(connId);
     if (calls === undefined) {
       calls = new Map();
@@ -22,37 +27,68 @@ export class Cancellations {
     }
     const held = calls.get(requestId);
     if (held === undefined) calls.set(requestId, cancel);
-    else if (typeof held === 'function') calls.set(requestId, new Set([held, cancel]));
-    else held.add(cancel);
-    return () => this.forget(connId, requestId, cancel);
+    else if (held instanceof Set) held.add(cancel);
+    else calls.set(requestId, new Set([held, cancel]));
   }
 
   /** Cancels every call in flight on `connId` under `requestId` (ids are the client's to reuse). */
   cancel(connId: ConnId, requestId: unknown): void {
     const held = this.byConnection.get(connId)?.get(requestId);
     if (held === undefined) return;
-    if (typeof held === 'function') held();
-    else for (const cancel of [...held]) cancel();
+    if (held instanceof Set) for (const target of [...held]) target.cancel();
+    else held.cancel();
   }
 
   get size(): number {
     let count = 0;
     for (const calls of this.byConnection.values()) {
-      for (const held of calls.values()) count += typeof held === 'function' ? 1 : held.size;
+      for (const held of calls.values()) count += held instanceof Set ? held.size : 1;
     }
     return count;
   }
 
-  private forget(connId: ConnId, requestId: unknown, cancel: Cancel): void {
+  forget(connId: ConnId, requestId: unknown, cancel: Cancel): void {
     const calls = this.byConnection.get(connId);
     const held = calls?.get(requestId);
     if (calls === undefined || held === undefined) return;
     if (held === cancel) calls.delete(requestId);
-    else if (typeof held !== 'function') {
+    else if (held instanceof Set) {
       held.delete(cancel);
       if (held.size === 1) calls.set(requestId, held.values().next().value as Cancel);
     }
     if (calls.size === 0) this.byConnection.delete(connId);
+  }
+}
+
+/** One reply in flight: takes the first value, and is what a cancel reaches. */
+class FirstReply<T> implements CancelTarget {
+  private replied = false;
+  inner: Subscription | undefined;
+
+  constructor(private readonly subscriber: Subscriber<T>) {}
+
+  get done(): boolean {
+    return this.replied || this.subscriber.closed;
+  }
+
+  next(value: T): void {
+    if (this.replied) return;
+    this.replied = true;
+    this.subscriber.next(value);
+    this.subscriber.complete();
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.subscriber.complete();
+  }
+
+  cancel(): void {
+    this.inner?.unsubscribe();
+    this.subscriber.complete();
   }
 }
 
@@ -65,27 +101,17 @@ export function firstReply<T>(
   cancellations?: { readonly table: Cancellations; readonly connId: ConnId; readonly requestId: unknown },
 ): Observable<T> {
   return new Observable<T>((subscriber) => {
-    let replied = false;
-    const inner = source.subscribe({
-      next: (value) => {
-        if (replied) return;
-        replied = true;
-        subscriber.next(value);
-        subscriber.complete();
-      },
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => subscriber.complete(),
-    });
-    if (replied || subscriber.closed) {
+    const reply = new FirstReply(subscriber);
+    const inner = source.subscribe(reply);
+    reply.inner = inner;
+    if (reply.done) {
       inner.unsubscribe();
       return;
     }
-    const forget = cancellations?.table.register(cancellations.connId, cancellations.requestId, () => {
-      inner.unsubscribe();
-      subscriber.complete();
-    });
+    if (cancellations === undefined) return inner;
+    cancellations.table.register(cancellations.connId, cancellations.requestId, reply);
     return () => {
-      forget?.();
+      cancellations.table.forget(cancellations.connId, cancellations.requestId, reply);
       inner.unsubscribe();
     };
   });

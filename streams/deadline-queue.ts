@@ -10,9 +10,17 @@
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
 
-interface Entry {
+/** What expires: an object with a method, so a worker needs no closure for its timeout. */
+export interface Expiring {
+  expire(): void;
+}
+
+export interface DeadlineEntry {
   readonly deadline: number;
-  readonly onExpire: () => void;
+}
+
+interface Entry extends DeadlineEntry {
+  readonly target: Expiring;
   prev: Entry | null;
   next: Entry | null;
   linked: boolean;
@@ -28,14 +36,19 @@ export class DeadlineQueue {
     private readonly delayMs: number,
   ) {}
 
-  /** Calls `onExpire` after delayMs unless the returned function is called first. */
-  add(onExpire: () => void): () => void {
-    const entry: Entry = { deadline: this.scheduler.now() + this.delayMs, onExpire, prev: this.tail, next: null, linked: true };
+  /** Calls `target.expire()` after delayMs unless the entry is removed first. */
+  add(target: Expiring): DeadlineEntry {
+    const entry: Entry = { deadline: this.scheduler.now() + this.delayMs, target, prev: this.tail, next: null, linked: true };
     if (this.tail === null) this.head = entry;
     else this.tail.next = entry;
     this.tail = entry;
     if (this.wakeup === null) this.arm(entry.deadline);
-    return () => this.unlink(entry);
+    return entry;
+  }
+
+  /** Forgets an entry (its work settled first); removing twice is harmless. */
+  remove(entry: DeadlineEntry): void {
+    this.unlink(entry as Entry);
   }
 
   private arm(deadline: number): void {
@@ -48,7 +61,7 @@ export class DeadlineQueue {
     while (this.head !== null && this.head.deadline <= now) {
       const due = this.head;
       this.unlink(due);
-      due.onExpire();
+      due.target.expire();
     }
     if (this.head !== null && this.wakeup === null) this.arm(this.head.deadline);
   }

@@ -31,8 +31,17 @@ function rethrow(error: unknown): never {
   throw error;
 }
 
+function identity(value: unknown): unknown {
+  return value;
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/** Whether a callback answered with something to wait for (a Promise or an Observable). */
+export function isLaterAnswer(answer: unknown): answer is Observable<unknown> | PromiseLike<unknown> {
+  return isObservable(answer) || isThenable(answer);
 }
 
 export function isLater<T>(value: Eventual<T>): value is Later<T> {
@@ -41,8 +50,8 @@ export function isLater<T>(value: Eventual<T>): value is Later<T> {
 
 /** A callback's answer as an Eventual: a plain value as it is, a Promise or an Observable Later. */
 export function eventualOf<T>(answer: T | PromiseLike<T> | Observable<T>, onValue: ((value: unknown) => boolean) | null = null): Eventual<T | undefined> {
-  if (isObservable(answer) || isThenable(answer)) {
-    return new Later<T | undefined>(answer, (last) => last as T | undefined, rethrow, onValue);
+  if (isLaterAnswer(answer)) {
+    return new Later<T | undefined>(answer, identity as (last: unknown) => T | undefined, rethrow, onValue);
   }
   return answer;
 }
@@ -88,53 +97,83 @@ export interface EventualObserver<T> {
   failure(error: unknown): void;
 }
 
-export function settleEventual<T>(value: Eventual<T>, observer: EventualObserver<T>): () => void {
-  let cancelled = false;
-  let cancelCurrent: () => void = () => {};
-  let step = 0;
-  const finish = (produce: () => Eventual<T>) => {
-    if (cancelled) return;
-    let next: Eventual<T>;
-    try {
-      next = produce();
-    } catch (error) {
-      observer.failure(error);
+/**
+ * Reads one Eventual for one observer. An object with methods rather than
+ * closures: one exists per asynchronous call in flight, and a thousand may be.
+ * It is its own RxJS observer (next/error/complete) for the current source.
+ */
+class LaterReader<T> {
+  private cancelled = false;
+  private current: Later<T> | undefined;
+  private last: unknown;
+  private subscription: { unsubscribe(): void } | undefined;
+  private step = 0;
+
+  constructor(private readonly observer: EventualObserver<T>) {}
+
+  read(later: Later<T>): void {
+    const mine = ++this.step;
+    this.current = later;
+    this.last = undefined;
+    const source = later.source;
+    if (isObservable(source)) {
+      const subscription = source.subscribe(this);
+      // A nested Later read synchronously while subscribing owns the subscription now.
+      if (this.step === mine) this.subscription = subscription;
       return;
     }
-    if (next instanceof Later) read(next);
-    else observer.answer(next);
-  };
-  const read = (later: Later<T>) => {
-    const mine = ++step;
-    let last: unknown;
-    if (isObservable(later.source)) {
-      const filter = later.onValue;
-      const subscription = later.source.subscribe({
-        next: (v) => {
-          if (filter === null || filter(v)) last = v;
-        },
-        error: (error: unknown) => finish(() => later.onError(error)),
-        complete: () => finish(() => later.onDone(last)),
-      });
-      // A nested Later read synchronously while subscribing owns the cancel now.
-      if (step === mine) cancelCurrent = () => subscription.unsubscribe();
-    } else {
-      let live = true;
-      later.source.then(
-        (v) => live && finish(() => later.onDone(v)),
-        (error: unknown) => live && finish(() => later.onError(error)),
-      );
-      cancelCurrent = () => {
-        live = false;
-      };
+    source.then(
+      (value) => {
+        if (this.step === mine) this.finish(later, true, value);
+      },
+      (error: unknown) => {
+        if (this.step === mine) this.finish(later, false, error);
+      },
+    );
+  }
+
+  next(value: unknown): void {
+    const filter = this.current?.onValue ?? null;
+    if (filter === null || filter(value)) this.last = value;
+  }
+
+  error(error: unknown): void {
+    this.finish(this.current!, false, error);
+  }
+
+  complete(): void {
+    this.finish(this.current!, true, this.last);
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.step += 1;
+    this.subscription?.unsubscribe();
+  }
+
+  private finish(later: Later<T>, done: boolean, value: unknown): void {
+    if (this.cancelled) return;
+    let next: Eventual<T>;
+    try {
+      next = done ? later.onDone(value) : later.onError(value);
+    } catch (error) {
+      this.observer.failure(error);
+      return;
     }
-  };
-  if (value instanceof Later) read(value);
-  else observer.answer(value);
-  return () => {
-    cancelled = true;
-    cancelCurrent();
-  };
+    if (next instanceof Later) this.read(next);
+    else this.observer.answer(next);
+  }
+}
+
+/** Returns the cancel function; for an answer already here, `answer` is called now. */
+export function settleEventual<T>(value: Eventual<T>, observer: EventualObserver<T>): () => void {
+  if (!(value instanceof Later)) {
+    observer.answer(value);
+    return () => {};
+  }
+  const reader = new LaterReader(observer);
+  reader.read(value);
+  return () => reader.cancel();
 }
 
 /** An Eventual as an Observable of one value, for the places that compose Observables. */

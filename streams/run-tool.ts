@@ -13,7 +13,7 @@ import type { ToolDef } from '../lib/tool-def.js';
 import type { SchemaCheck } from '../lib/tool-schemas.js';
 import { toCallToolResult, toStructuredToolResult, type CallToolResult } from '../lib/tool-result.js';
 import { callContext } from './call-context.js';
-import { attempt, eventualOf, thenEventual, type Eventual } from './eventual.js';
+import { isLaterAnswer, Later, type Eventual } from './eventual.js';
 import { reportFailure, workerOptions } from './read-surface.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import { worker } from './worker.js';
@@ -43,19 +43,37 @@ function shapeResult(tool: ToolDef, checkOutput: SchemaCheck | null, outcome: un
     : errorToolResult(`Tool ${tool.name} returned structuredContent that does not match its outputSchema: ${problem}`);
 }
 
-/** Arguments checked, then the handler's outcome as a result: now for a synchronous handler, Later otherwise. */
+/** A ToolError is the tool's own isError result; any other throw stays a crash. */
+function toolErrorResult(error: unknown): CallToolResult {
+  if (isToolError(error)) return errorToolResult(error.message);
+  throw error;
+}
+
+/**
+ * Arguments checked, then the handler's outcome as a result: now for a
+ * synchronous handler, else one Later whose steps shape the last value (one
+ * object per call in flight, not a stack of them).
+ */
 export function runHandler(core: ServerCore, tool: ToolDef, args: Record<string, unknown>, ctx: CallContext): Eventual<CallToolResult> {
   const schemas = core.options.registry.toolSchemas(tool.name);
   const inputProblem = schemas?.checkInput?.(args) ?? null;
   if (inputProblem !== null) return errorToolResult(`Invalid arguments for tool ${tool.name}: ${inputProblem}`);
   const checkOutput = schemas?.checkOutput ?? null;
-  return attempt(
-    () => thenEventual(eventualOf(tool.handler(args, ctx), progressFilter(ctx)), (outcome) => shapeResult(tool, checkOutput, outcome)),
-    (error) => {
-      if (isToolError(error)) return errorToolResult(error.message);
-      throw error;
-    },
-  );
+  let answer: unknown;
+  try {
+    answer = tool.handler(args, ctx);
+    if (!isLaterAnswer(answer)) return shapeResult(tool, checkOutput, answer);
+  } catch (error) {
+    return toolErrorResult(error);
+  }
+  const shape = (last: unknown): CallToolResult => {
+    try {
+      return shapeResult(tool, checkOutput, last);
+    } catch (error) {
+      return toolErrorResult(error);
+    }
+  };
+  return new Later<CallToolResult>(answer, shape, toolErrorResult, progressFilter(ctx));
 }
 
 /** Runs the handler in its own worker; busy, timeout and crash become isError results. */

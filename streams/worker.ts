@@ -16,7 +16,7 @@ import { Observable, isObservable, type Subscriber, type Subscription } from 'rx
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
 import type { Admission } from './admission.js';
-import type { DeadlineQueue } from './deadline-queue.js';
+import type { DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
 import { isLater, settleEventual, type Eventual } from './eventual.js';
 import { LazyAbort } from './lazy-abort.js';
 
@@ -48,7 +48,8 @@ class WorkerRun<T, R> {
   private succeeded = false;
   private onward: Subscription | undefined;
   private cancelAnswer: (() => void) | undefined;
-  private cancelDeadline: (() => void) | undefined;
+  private deadline: DeadlineEntry | undefined;
+  private deadlines: DeadlineQueue | undefined;
   readonly abort = new LazyAbort();
 
   constructor(
@@ -62,8 +63,14 @@ class WorkerRun<T, R> {
       this.settle({ ok: true, value: answer });
       return;
     }
-    this.cancelDeadline = deadlines.add(() => this.settle(TIMED_OUT));
+    this.deadlines = deadlines;
+    this.deadline = deadlines.add(this);
     this.cancelAnswer = settleEventual(answer, this);
+  }
+
+  /** The callback timeout (the DeadlineQueue's target). */
+  expire(): void {
+    this.settle(TIMED_OUT);
   }
 
   /** The answer arrived (settleEventual's observer). */
@@ -80,7 +87,7 @@ class WorkerRun<T, R> {
     if (this.settled) return;
     this.settled = true;
     this.release();
-    this.cancelDeadline?.();
+    if (this.deadline !== undefined) this.deadlines!.remove(this.deadline);
     this.succeeded = outcome.ok;
     if (!outcome.ok) {
       this.abort.abort(new CallCancelledError(outcome.reason));
@@ -94,7 +101,7 @@ class WorkerRun<T, R> {
     if (this.settled) return;
     this.settled = true;
     this.release();
-    this.cancelDeadline?.();
+    if (this.deadline !== undefined) this.deadlines!.remove(this.deadline);
     this.cancelAnswer?.();
     if (!this.succeeded) this.abort.abort(new CallCancelledError('cancelled'));
   }

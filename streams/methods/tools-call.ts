@@ -22,7 +22,10 @@ import { thenEventual, type Eventual } from '../eventual.js';
 import { askUser } from './ask-user.js';
 import { runHandler } from '../run-tool.js';
 
-type FirstStage = { readonly kind: 'ran'; readonly result: CallToolResult } | { readonly kind: 'verdict'; readonly verdict: Verdict };
+/** The authorizer's answer when it was not a plain allow for a known tool: what to do instead of running it. */
+class Refusal {
+  constructor(readonly verdict: Verdict) {}
+}
 
 function unknownTool(core: ServerCore, scope: RequestScope, name: string): JsonRpcResponse {
   let text: unknown;
@@ -53,18 +56,16 @@ export const callTool: MethodHandler = (core, scope) => {
   return worker(
     workerOptions(core, scope),
     (abort) =>
-      thenEventual(authorize(authorizer, name, args, authorizationContext(scope)), (verdict): Eventual<FirstStage> => {
-        if (verdict.kind !== 'allow' || tool === undefined) return { kind: 'verdict', verdict };
-        return thenEventual(runHandler(core, tool, args, callContext(core, scope, abort)), (result) => ({ kind: 'ran', result }) as const);
-      }),
+      thenEventual(authorize(authorizer, name, args, authorizationContext(scope)), (verdict): Eventual<CallToolResult | Refusal> =>
+        verdict.kind !== 'allow' || tool === undefined ? new Refusal(verdict) : runHandler(core, tool, args, callContext(core, scope, abort)),
+      ),
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse | null> => {
       if (!outcome.ok) {
         reportFailure(core, scope, outcome);
         return reply(callbackFailedToolResult(outcome.reason));
       }
-      const stage = outcome.value;
-      if (stage.kind === 'ran') return reply(stage.result);
-      const verdict = stage.verdict;
+      if (!(outcome.value instanceof Refusal)) return reply(outcome.value);
+      const verdict = outcome.value.verdict;
       if (verdict.kind === 'deny') return reply(toolDenied(name, 'deny', verdict.detail));
       if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
       return askUser(core, scope, tool, args, verdict.prompt);

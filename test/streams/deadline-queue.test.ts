@@ -7,7 +7,10 @@ function setup(delay = 100) {
   const queue = new DeadlineQueue(scheduler, delay);
   const fired: Array<[string, number]> = [];
   const at = (ms: number, work: () => void) => scheduler.schedule(work, ms);
-  const add = (name: string) => queue.add(() => fired.push([name, scheduler.now()]));
+  const add = (name: string) => {
+    const entry = queue.add({ expire: () => fired.push([name, scheduler.now()]) });
+    return () => queue.remove(entry);
+  };
   return { scheduler, queue, fired, at, add };
 }
 
@@ -51,9 +54,11 @@ describe('DeadlineQueue', () => {
   test('an entry added from an expiry callback is kept', () => {
     const { scheduler, queue, fired, at } = setup(10);
     at(0, () =>
-      queue.add(() => {
-        fired.push(['first', scheduler.now()]);
-        queue.add(() => fired.push(['second', scheduler.now()]));
+      queue.add({
+        expire: () => {
+          fired.push(['first', scheduler.now()]);
+          queue.add({ expire: () => fired.push(['second', scheduler.now()]) });
+        },
       }),
     );
     scheduler.flush();
