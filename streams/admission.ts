@@ -13,21 +13,20 @@ export class Admission {
     private readonly maxPerConnection: number,
   ) {}
 
-  /** Takes a slot for `connId`; returns the release function, or `null` when a bound is reached. */
-  tryAcquire(connId: ConnId): (() => void) | null {
+  /** Takes a slot for `connId`; false when a bound is reached. Each true is paired with one release. */
+  tryAcquire(connId: ConnId): boolean {
     const held = this.perConnection.get(connId) ?? 0;
-    if (this.total >= this.maxInFlight || held >= this.maxPerConnection) return null;
+    if (this.total >= this.maxInFlight || held >= this.maxPerConnection) return false;
     this.total += 1;
     this.perConnection.set(connId, held + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.total -= 1;
-      const now = (this.perConnection.get(connId) ?? 1) - 1;
-      if (now === 0) this.perConnection.delete(connId);
-      else this.perConnection.set(connId, now);
-    };
+    return true;
+  }
+
+  release(connId: ConnId): void {
+    this.total -= 1;
+    const now = (this.perConnection.get(connId) ?? 1) - 1;
+    if (now === 0) this.perConnection.delete(connId);
+    else this.perConnection.set(connId, now);
   }
 
   inFlight(connId?: ConnId): number {

@@ -4,7 +4,7 @@
  * without every call listening to every cancel. Cancelling is unsubscribing
  * the call's Observable, so the handler's signal aborts and no reply goes out.
  */
-import { Observable, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 
 /** What a cancel reaches: an object with a method, so a call in flight needs no closure for it. */
@@ -60,12 +60,21 @@ export class Cancellations {
   }
 }
 
-/** One reply in flight: takes the first value, and is what a cancel reaches. */
+interface CancelScope {
+  readonly table: Cancellations;
+  readonly connId: ConnId;
+  readonly requestId: unknown;
+}
+
+/** One reply in flight: takes the first value, is what a cancel reaches, and is its own teardown. */
 class FirstReply<T> implements CancelTarget {
   private replied = false;
   inner: Subscription | undefined;
 
-  constructor(private readonly subscriber: Subscriber<T>) {}
+  constructor(
+    private readonly subscriber: Subscriber<T>,
+    private readonly scope: CancelScope | undefined,
+  ) {}
 
   get done(): boolean {
     return this.replied || this.subscriber.closed;
@@ -86,9 +95,37 @@ class FirstReply<T> implements CancelTarget {
     this.subscriber.complete();
   }
 
+  /** The client cancelled: no reply, the call's Observable unsubscribed. */
   cancel(): void {
     this.inner?.unsubscribe();
     this.subscriber.complete();
+  }
+
+  unsubscribe(): void {
+    if (this.scope !== undefined) this.scope.table.forget(this.scope.connId, this.scope.requestId, this);
+    this.inner?.unsubscribe();
+  }
+}
+
+class FirstReplyObservable<T> extends Observable<T> {
+  constructor(
+    private readonly replies: Observable<T>,
+    private readonly scope: CancelScope | undefined,
+  ) {
+    super();
+  }
+
+  // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
+  _subscribe(subscriber: Subscriber<T>): TeardownLogic {
+    const reply = new FirstReply(subscriber, this.scope);
+    const inner = this.replies.subscribe(reply);
+    reply.inner = inner;
+    if (reply.done) {
+      inner.unsubscribe();
+      return undefined;
+    }
+    if (this.scope !== undefined) this.scope.table.register(this.scope.connId, this.scope.requestId, reply);
+    return reply;
   }
 }
 
@@ -96,23 +133,6 @@ class FirstReply<T> implements CancelTarget {
  * The first value of `source`, then complete; or, when `cancellations` is
  * given, nothing at all if the client cancels (connId, requestId) first.
  */
-export function firstReply<T>(
-  source: Observable<T>,
-  cancellations?: { readonly table: Cancellations; readonly connId: ConnId; readonly requestId: unknown },
-): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    const reply = new FirstReply(subscriber);
-    const inner = source.subscribe(reply);
-    reply.inner = inner;
-    if (reply.done) {
-      inner.unsubscribe();
-      return;
-    }
-    if (cancellations === undefined) return inner;
-    cancellations.table.register(cancellations.connId, cancellations.requestId, reply);
-    return () => {
-      cancellations.table.forget(cancellations.connId, cancellations.requestId, reply);
-      inner.unsubscribe();
-    };
-  });
+export function firstReply<T>(source: Observable<T>, cancellations?: CancelScope): Observable<T> {
+  return new FirstReplyObservable(source, cancellations);
 }

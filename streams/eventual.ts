@@ -165,27 +165,30 @@ class LaterReader<T> {
   }
 }
 
-/** Returns the cancel function; for an answer already here, `answer` is called now. */
-export function settleEventual<T>(value: Eventual<T>, observer: EventualObserver<T>): () => void {
+const SETTLED = { cancel(): void {} };
+
+/** Returns what cancels the reading; for an answer already here, `answer` is called now. */
+export function settleEventual<T>(value: Eventual<T>, observer: EventualObserver<T>): { cancel(): void } {
   if (!(value instanceof Later)) {
     observer.answer(value);
-    return () => {};
+    return SETTLED;
   }
   const reader = new LaterReader(observer);
   reader.read(value);
-  return () => reader.cancel();
+  return reader;
 }
 
 /** An Eventual as an Observable of one value, for the places that compose Observables. */
 export function toObservable<T>(value: Eventual<T>): Observable<T> {
   if (!(value instanceof Later)) return of(value);
-  return new Observable<T>((subscriber) =>
-    settleEventual(value, {
+  return new Observable<T>((subscriber) => {
+    const reading = settleEventual(value, {
       answer: (answer) => {
         subscriber.next(answer);
         subscriber.complete();
       },
       failure: (error) => subscriber.error(error),
-    }),
-  );
+    });
+    return () => reading.cancel();
+  });
 }

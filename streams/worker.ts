@@ -12,7 +12,7 @@
  *   (timeout, or unsubscription: every kind of cancellation).
  * The slot is released as soon as the outcome is known, before it travels on.
  */
-import { Observable, isObservable, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, isObservable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
 import type { Admission } from './admission.js';
@@ -41,31 +41,29 @@ const TIMED_OUT: WorkerOutcome<never> = { ok: false, reason: 'callback_timeout' 
 /**
  * One worker's life, as one object: a call should not pay for a handful of
  * closures (this runs for every tools/call and read, and 1000 of them may be
- * in flight at once).
+ * in flight at once). It is also the subscription's teardown.
  */
 class WorkerRun<T, R> {
   private settled = false;
   private succeeded = false;
   private onward: Subscription | undefined;
-  private cancelAnswer: (() => void) | undefined;
+  private reading: { cancel(): void } | undefined;
   private deadline: DeadlineEntry | undefined;
-  private deadlines: DeadlineQueue | undefined;
   readonly abort = new LazyAbort();
 
   constructor(
     private readonly subscriber: Subscriber<R>,
+    private readonly options: WorkerOptions,
     private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
-    private readonly release: () => void,
   ) {}
 
-  start(answer: Eventual<T>, deadlines: DeadlineQueue): void {
+  start(answer: Eventual<T>): void {
     if (!isLater(answer)) {
       this.settle({ ok: true, value: answer });
       return;
     }
-    this.deadlines = deadlines;
-    this.deadline = deadlines.add(this);
-    this.cancelAnswer = settleEventual(answer, this);
+    this.deadline = this.options.deadlines.add(this);
+    this.reading = settleEventual(answer, this);
   }
 
   /** The callback timeout (the DeadlineQueue's target). */
@@ -85,35 +83,64 @@ class WorkerRun<T, R> {
 
   settle(outcome: WorkerOutcome<T>): void {
     if (this.settled) return;
-    this.settled = true;
-    this.release();
-    if (this.deadline !== undefined) this.deadlines!.remove(this.deadline);
+    this.end();
     this.succeeded = outcome.ok;
     if (!outcome.ok) {
       this.abort.abort(new CallCancelledError(outcome.reason));
-      this.cancelAnswer?.();
+      this.reading?.cancel();
     }
-    deliver(this.subscriber, this.then(outcome), (onward) => (this.onward = onward));
+    this.onward = deliver(this.subscriber, this.then(outcome));
   }
 
-  teardown(): void {
+  /** Teardown (RxJS calls it as an Unsubscribable): cancellation of every kind. */
+  unsubscribe(): void {
     this.onward?.unsubscribe();
     if (this.settled) return;
-    this.settled = true;
-    this.release();
-    if (this.deadline !== undefined) this.deadlines!.remove(this.deadline);
-    this.cancelAnswer?.();
+    this.end();
+    this.reading?.cancel();
     if (!this.succeeded) this.abort.abort(new CallCancelledError('cancelled'));
+  }
+
+  /** Gives back the slot and the deadline, exactly once. */
+  private end(): void {
+    this.settled = true;
+    this.options.admission.release(this.options.connId);
+    if (this.deadline !== undefined) this.options.deadlines.remove(this.deadline);
   }
 }
 
-function deliver<R>(subscriber: Subscriber<R>, reply: R | Observable<R>, keep: (onward: Subscription) => void): void {
-  if (isObservable(reply)) {
-    keep(reply.subscribe(subscriber));
-    return;
-  }
+/** Hands the reply on; an Observable reply (a parked call) is followed, and its subscription returned. */
+function deliver<R>(subscriber: Subscriber<R>, reply: R | Observable<R>): Subscription | undefined {
+  if (isObservable(reply)) return reply.subscribe(subscriber);
   subscriber.next(reply);
   subscriber.complete();
+  return undefined;
+}
+
+/** The Observable a worker is: a class, so making one per call is one object, not a closure and its context. */
+class WorkerObservable<T, R> extends Observable<R> {
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly body: (abort: LazyAbort) => Eventual<T>,
+    private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+  ) {
+    super();
+  }
+
+  // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
+  _subscribe(subscriber: Subscriber<R>): TeardownLogic {
+    if (!this.options.admission.tryAcquire(this.options.connId)) return deliver(subscriber, this.then(BUSY));
+    const run = new WorkerRun<T, R>(subscriber, this.options, this.then);
+    let answer: Eventual<T>;
+    try {
+      answer = this.body(run.abort);
+    } catch (error) {
+      run.failure(error);
+      return run;
+    }
+    run.start(answer);
+    return run;
+  }
 }
 
 export function worker<T, R>(
@@ -121,22 +148,5 @@ export function worker<T, R>(
   body: (abort: LazyAbort) => Eventual<T>,
   then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
 ): Observable<R> {
-  return new Observable<R>((subscriber) => {
-    const release = options.admission.tryAcquire(options.connId);
-    if (release === null) {
-      let onward: Subscription | undefined;
-      deliver(subscriber, then(BUSY), (kept) => (onward = kept));
-      return () => onward?.unsubscribe();
-    }
-    const run = new WorkerRun<T, R>(subscriber, then, release);
-    let answer: Eventual<T>;
-    try {
-      answer = body(run.abort);
-    } catch (error) {
-      run.failure(error);
-      return () => run.teardown();
-    }
-    run.start(answer, options.deadlines);
-    return () => run.teardown();
-  });
+  return new WorkerObservable(options, body, then);
 }

@@ -51,7 +51,6 @@ export const callTool: MethodHandler = (core, scope) => {
   if (tool !== undefined && authorizer === null && isSensitiveTool(tool)) {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', 'sensitive_tool_unguarded')));
   }
-  const reply = (result: CallToolResult) => resultResponse(scope.id, result);
 
   return worker(
     workerOptions(core, scope),
@@ -62,11 +61,11 @@ export const callTool: MethodHandler = (core, scope) => {
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse | null> => {
       if (!outcome.ok) {
         reportFailure(core, scope, outcome);
-        return reply(callbackFailedToolResult(outcome.reason));
+        return resultResponse(scope.id, callbackFailedToolResult(outcome.reason));
       }
-      if (!(outcome.value instanceof Refusal)) return reply(outcome.value);
+      if (!(outcome.value instanceof Refusal)) return resultResponse(scope.id, outcome.value);
       const verdict = outcome.value.verdict;
-      if (verdict.kind === 'deny') return reply(toolDenied(name, 'deny', verdict.detail));
+      if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
       if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
       return askUser(core, scope, tool, args, verdict.prompt);
     },

@@ -4,8 +4,8 @@ import { attempt, eventualOf, isLater, settleEventual, thenEventual, toObservabl
 
 function settle<T>(value: Parameters<typeof settleEventual<T>>[0]) {
   const seen: Array<['answer', T] | ['failure', unknown]> = [];
-  const cancel = settleEventual(value, { answer: (v) => seen.push(['answer', v]), failure: (e) => seen.push(['failure', e]) });
-  return { seen, cancel };
+  const reading = settleEventual(value, { answer: (v) => seen.push(['answer', v]), failure: (e) => seen.push(['failure', e]) });
+  return { seen, cancel: () => reading.cancel() };
 }
 
 describe('Eventual', () => {
