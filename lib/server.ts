@@ -11,10 +11,7 @@ import {
   auditTime,
   filter,
   map,
-  mergeMap,
   race,
-  takeUntil,
-  tap,
   timer,
   type Observer,
 } from 'rxjs';
@@ -22,6 +19,7 @@ import { Admission } from '../streams/admission.js';
 import { Cancellations } from '../streams/cancellation.js';
 import { CapabilityTable } from '../streams/capability-table.js';
 import { ClientRequests } from '../streams/client-requests.js';
+import { ConnectionReplies } from '../streams/connection-replies.js';
 import { Connections } from '../streams/connections.js';
 import { DeadlineQueue } from '../streams/deadline-queue.js';
 import { dispatch } from '../streams/dispatch.js';
@@ -144,23 +142,15 @@ export class McpServer {
       const state = this.connections.attach(connId, options.transport ?? this.options.transport);
       const origin: Origin = { connId, transport: state.transport, mode: 'reply' };
       const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
-      const peerGone = new Subject<void>();
-      const replies = inbound$
-        .pipe(
-          // The inbound completing is the peer gone: its calls end now (aborted, dropped), not once their replies drained.
-          tap({ complete: () => peerGone.next() }),
-          mergeMap((message) => dispatch(this.core, message, origin)),
-          takeUntil(peerGone),
-        )
-        .subscribe({
-        next: (reply) => {
-          if (reply !== null) subscriber.next(reply);
-        },
-        error: () => subscriber.complete(),
-        complete: () => subscriber.complete(),
-      });
+      const replies = new ConnectionReplies(
+        this.core,
+        origin,
+        (reply) => subscriber.next(reply),
+        () => subscriber.complete(),
+      );
+      replies.start(inbound$);
       return () => {
-        replies.unsubscribe();
+        replies.stop();
         pushes.unsubscribe();
         this.connections.detach(state);
       };

@@ -1,0 +1,95 @@
+/**
+ * ConnectionReplies: one connection's inbound messages, each dispatched as
+ * it arrives (inline methods answer in order, callback methods run
+ * concurrently), their replies handed out as they come. The inbound
+ * completing or failing is the peer gone: every call in flight ends at once.
+ *
+ * What mergeMap does, written out: a call in flight holds one small object
+ * here instead of an operator subscriber and its closures, and a thousand
+ * calls may be in flight on one connection.
+ */
+import type { Observable, Subscription } from 'rxjs';
+import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import { dispatch } from './dispatch.js';
+import type { Origin, ServerCore } from './server-core.js';
+
+class CallInFlight {
+  finished = false;
+  subscription: Subscription | undefined;
+
+  constructor(private readonly owner: ConnectionReplies) {}
+
+  next(reply: JsonRpcResponse | null): void {
+    if (reply !== null) this.owner.reply(reply);
+  }
+
+  error(error: unknown): void {
+    // dispatch answers bad input itself; an error here is a server bug, kept to this one call.
+    this.owner.failed(error);
+    this.complete();
+  }
+
+  complete(): void {
+    this.finished = true;
+    this.owner.forget(this);
+  }
+}
+
+export class ConnectionReplies {
+  private readonly inFlight = new Set<CallInFlight>();
+  private inbound: Subscription | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly core: ServerCore,
+    private readonly origin: Origin,
+    private readonly onReply: (reply: JsonRpcResponse) => void,
+    private readonly onPeerGone: () => void,
+  ) {}
+
+  start(inbound$: Observable<unknown>): void {
+    this.inbound = inbound$.subscribe(this);
+  }
+
+  /** An inbound message (this is the inbound's observer). */
+  next(message: unknown): void {
+    if (this.stopped) return;
+    const call = new CallInFlight(this);
+    call.subscription = dispatch(this.core, message, this.origin).subscribe(call);
+    if (!call.finished) this.inFlight.add(call);
+  }
+
+  error(): void {
+    this.peerGone();
+  }
+
+  complete(): void {
+    this.peerGone();
+  }
+
+  /** Ends every call in flight (aborted, dropped) and stops reading; idempotent. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.inbound?.unsubscribe();
+    for (const call of this.inFlight) call.subscription?.unsubscribe();
+    this.inFlight.clear();
+  }
+
+  reply(reply: JsonRpcResponse): void {
+    if (!this.stopped) this.onReply(reply);
+  }
+
+  forget(call: CallInFlight): void {
+    this.inFlight.delete(call);
+  }
+
+  failed(error: unknown): void {
+    this.core.options.logger.error({ connId: this.origin.connId, err: error }, 'a call failed inside the pipeline');
+  }
+
+  private peerGone(): void {
+    this.stop();
+    this.onPeerGone();
+  }
+}
