@@ -20,6 +20,8 @@ interface CommonOptions {
   pingIntervalMs?: number | null;
   /** How long a closing socket may take to finish the close handshake before it is terminated. Default 5 000. */
   closeGraceMs?: number;
+  /** Sockets open at once (upgrades in progress included); one more is refused with 503. Default 16 384. */
+  maxConnections?: number;
   /** Host header names (hostname only, port ignored) that may upgrade. Default loopback names; null disables the check. */
   allowedHosts?: readonly string[] | null;
   /**
@@ -63,6 +65,7 @@ export interface ResolvedWebSocketOptions {
   readonly maxBufferedBytes: number;
   readonly pingIntervalMs: number | null;
   readonly closeGraceMs: number;
+  readonly maxConnections: number;
   readonly allowedHosts: ReadonlySet<string> | null;
   readonly allowedOrigins: ReadonlySet<string> | null;
   readonly requireAuthorization: boolean | undefined;
@@ -70,7 +73,7 @@ export interface ResolvedWebSocketOptions {
 }
 
 const KNOWN_OPTIONS = new Set<string>([
-  'server', 'port', 'host', 'path', 'maxPayload', 'maxBufferedBytes', 'pingIntervalMs', 'closeGraceMs',
+  'server', 'port', 'host', 'path', 'maxPayload', 'maxBufferedBytes', 'pingIntervalMs', 'closeGraceMs', 'maxConnections',
   'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env',
 ]);
 
@@ -137,6 +140,7 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
     maxBufferedBytes: positiveInteger('maxBufferedBytes', options.maxBufferedBytes, 8 * 1024 * 1024),
     pingIntervalMs,
     closeGraceMs: positiveInteger('closeGraceMs', options.closeGraceMs, 5_000),
+    maxConnections: positiveInteger('maxConnections', options.maxConnections, 16_384),
     allowedHosts: nameList('allowedHosts', options.allowedHosts),
     allowedOrigins: nameList('allowedOrigins', options.allowedOrigins),
     requireAuthorization: options.requireAuthorization,

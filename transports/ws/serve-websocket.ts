@@ -75,6 +75,7 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
     handleProtocols: (protocols) => (protocols.has(MCP_SUBPROTOCOL) ? MCP_SUBPROTOCOL : false),
   });
   const live = new Map<WebSocket, SocketConnection>();
+  let upgrading = 0;
   let closing = false;
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -93,7 +94,23 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
       refuseUpgrade(socket, verdict.status, verdict.reason);
       return;
     }
+    if (live.size + upgrading >= resolved.maxConnections) {
+      logger.warn({ maxConnections: resolved.maxConnections }, 'rxmcp ws: connection limit reached; upgrade refused');
+      refuseUpgrade(socket, 503, `too many WebSocket connections (maxConnections ${resolved.maxConnections})`);
+      return;
+    }
+    upgrading += 1;
+    // An upgrade that fails inside ws never calls back; the socket closing gives its place back.
+    let counted = true;
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      upgrading -= 1;
+    };
+    socket.once('close', uncount);
     wss.handleUpgrade(request, socket, head, (ws) => {
+      uncount();
+      socket.off('close', uncount);
       if (closing) {
         ws.terminate();
         return;
