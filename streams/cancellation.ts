@@ -39,14 +39,6 @@ export class Cancellations {
     else held.cancel();
   }
 
-  get size(): number {
-    let count = 0;
-    for (const calls of this.byConnection.values()) {
-      for (const held of calls.values()) count += held instanceof Set ? held.size : 1;
-    }
-    return count;
-  }
-
   forget(connId: ConnId, requestId: unknown, cancel: Cancel): void {
     const calls = this.byConnection.get(connId);
     const held = calls?.get(requestId);

@@ -7,6 +7,7 @@
  */
 import { Observable, Subject, race, map, take, timer, type SchedulerLike } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
+import { randomId } from '../lib/random-id.js';
 import { ClientRequestError } from '../lib/errors.js';
 import { notification, type JsonRpcNotification, type JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
 
@@ -26,11 +27,6 @@ export interface ClientRequest {
   readonly push: (message: JsonRpcRequest | JsonRpcNotification) => void;
 }
 
-function randomRequestId(): string {
-  const bytes = new Uint8Array(18);
-  globalThis.crypto.getRandomValues(bytes);
-  return `rxmcp-req-${Buffer.from(bytes).toString('base64url')}`;
-}
 
 export class ClientRequests {
   private readonly pending = new Map<string, Pending>();
@@ -44,7 +40,7 @@ export class ClientRequests {
         subscriber.error(new ClientRequestError(`too many ${request.method} requests pending on this connection`));
         return;
       }
-      const id = randomRequestId();
+      const id = randomId('rxmcp-req-');
       const entry: Pending = { owner: request.owner, answers: new Subject() };
       this.pending.set(id, entry);
       this.perOwner.set(request.owner, (this.perOwner.get(request.owner) ?? 0) + 1);

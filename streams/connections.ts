@@ -64,10 +64,6 @@ export class Connections {
     return this.live.has(connId);
   }
 
-  all(): IterableIterator<ConnectionState> {
-    return this.live.values();
-  }
-
   get size(): number {
     return this.live.size;
   }

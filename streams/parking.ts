@@ -17,6 +17,7 @@
  */
 import { Observable, Subject, map, race, take, timer, type SchedulerLike } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
+import { randomId } from '../lib/random-id.js';
 import type { JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
 
 export type ElicitationVerdict = { readonly approved: true } | { readonly approved: false; readonly detail: string };
@@ -58,9 +59,7 @@ export interface ParkRequest {
 }
 
 export function randomElicitationId(): string {
-  const bytes = new Uint8Array(18);
-  globalThis.crypto.getRandomValues(bytes);
-  return `rxmcp-elicit-${Buffer.from(bytes).toString('base64url')}`;
+  return randomId('rxmcp-elicit-');
 }
 
 /** Reads the client's answer to an elicitation/create request. */

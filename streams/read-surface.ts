@@ -13,20 +13,8 @@ import { authorizationContext } from './call-context.js';
 import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import { thenEventual, type Eventual } from './eventual.js';
-import { worker, type WorkerOptions, type WorkerOutcome } from './worker.js';
-
-export function workerOptions(core: ServerCore, scope: RequestScope): WorkerOptions {
-  return { admission: core.admission, connId: scope.connId, deadlines: core.deadlines };
-}
-
-/** Logs and reports a failed worker; the reply itself is the caller's to shape. */
-export function reportFailure(core: ServerCore, scope: RequestScope, outcome: WorkerOutcome<unknown>): void {
-  if (outcome.ok) return;
-  const log = { connId: scope.connId, method: scope.method, reason: outcome.reason, err: outcome.error };
-  if (outcome.reason === 'callback_crashed') core.options.logger.error(log, 'MCP callback crashed');
-  else core.options.logger.warn(log, 'MCP callback failed');
-  core.events.next({ type: 'callback_failed', connId: scope.connId, method: scope.method, reason: outcome.reason });
-}
+import { worker } from './worker.js';
+import { reportFailure, workerOptions } from './worker-scope.js';
 
 export function readSurface(
   core: ServerCore,

@@ -14,7 +14,7 @@ import type { SchemaCheck } from '../lib/tool-schemas.js';
 import { toCallToolResult, toStructuredToolResult, type CallToolResult } from '../lib/tool-result.js';
 import { callContext } from './call-context.js';
 import { isLaterAnswer, Later, type Eventual } from './eventual.js';
-import { reportFailure, workerOptions } from './read-surface.js';
+import { reportFailure, workerOptions } from './worker-scope.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import { worker } from './worker.js';
 

@@ -2,8 +2,8 @@
  * Connection ids minted by a network transport: unguessable, because an id
  * is what an elicitation answer is bound to.
  */
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../lib/random-id.js';
 
 export function mintConnId(prefix = 'conn'): string {
-  return `${prefix}-${randomBytes(18).toString('base64url')}`;
+  return randomId(`${prefix}-`);
 }

@@ -15,7 +15,7 @@ import { isSensitiveTool } from '../../lib/tool-def.js';
 import type { CallToolResult } from '../../lib/tool-result.js';
 import { authorize } from '../authorize.js';
 import { authorizationContext, callContext } from '../call-context.js';
-import { reportFailure, workerOptions } from '../read-surface.js';
+import { reportFailure, workerOptions } from '../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
 import { worker } from '../worker.js';
 import { thenEventual, type Eventual } from '../eventual.js';

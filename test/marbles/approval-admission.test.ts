@@ -6,8 +6,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { TestScheduler } from 'rxjs/testing';
-import { allowlist, createServer, Registry } from '../../lib/index.js';
 import {
+  askingServer,
   collectElicitationIds,
   connectMarbles,
   elicitationAnswer,
@@ -24,16 +24,8 @@ import {
 const initialized = expect.objectContaining({ id: 0, result: expect.anything() });
 
 function fullableServer(ts: TestScheduler, guarded: ToolLog, work: ToolLog, maxInFlight: number, maxInFlightPerConnection: number) {
-  const registry = new Registry().registerTool(sleepTool('guarded', 5, ts, guarded));
-  registry.registerTool(sleepTool('work', 100, ts, work));
-  return createServer({
-    registry,
-    scheduler: ts,
-    maxInFlight,
-    maxInFlightPerConnection,
-    authorizer: allowlist(['work'], { ask: { guarded: 'Run guarded?' } }),
-    authorizerSource: 'configured',
-  });
+  const tools = [sleepTool('guarded', 5, ts, guarded), sleepTool('work', 100, ts, work)];
+  return askingServer(ts, tools, { allowed: ['work'], maxInFlight, maxInFlightPerConnection });
 }
 
 describe('approved calls run through admission', () => {

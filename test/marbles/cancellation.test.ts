@@ -7,9 +7,10 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, test } from 'vitest';
-import { allowlist, CallerGoneError, createServer, Registry, type PendingRequest } from '../../lib/index.js';
+import { CallerGoneError, type PendingRequest } from '../../lib/index.js';
 import type { TestScheduler } from 'rxjs/testing';
 import {
+  askingServer,
   cancelled,
   collectElicitationIds,
   connectMarbles,
@@ -29,14 +30,7 @@ import {
 const WORK_MS = 10;
 
 function workServer(ts: TestScheduler, log: ToolLog) {
-  const registry = new Registry().registerTool(sleepTool('work', WORK_MS, ts, log));
-  registry.registerTool(sleepTool('guarded', WORK_MS, ts, log));
-  return createServer({
-    registry,
-    scheduler: ts,
-    authorizer: allowlist(['work'], { ask: { guarded: 'Run guarded?' } }),
-    authorizerSource: 'configured',
-  });
+  return askingServer(ts, [sleepTool('work', WORK_MS, ts, log), sleepTool('guarded', WORK_MS, ts, log)], { allowed: ['work'] });
 }
 
 describe('notifications/cancelled racing completion', () => {

@@ -6,8 +6,8 @@
  */
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, test } from 'vitest';
-import { allowlist, createServer, Registry } from '../../lib/index.js';
 import {
+  askingServer,
   collectElicitationIds,
   connectMarbles,
   deniedAsk,
@@ -26,14 +26,7 @@ const ELICIT_TIMEOUT = 50;
 const initialized = expect.objectContaining({ jsonrpc: '2.0', id: 0, result: expect.objectContaining({ protocolVersion: '2025-11-25' }) });
 
 function guardedServer(ts: TestScheduler, log: ToolLog) {
-  const registry = new Registry().registerTool(sleepTool('guarded', 10, ts, log));
-  return createServer({
-    registry,
-    scheduler: ts,
-    authorizer: allowlist([], { ask: { guarded: 'Run guarded?' } }),
-    authorizerSource: 'configured',
-    elicitationTimeoutMs: ELICIT_TIMEOUT,
-  });
+  return askingServer(ts, [sleepTool('guarded', 10, ts, log)], { elicitationTimeoutMs: ELICIT_TIMEOUT });
 }
 
 describe('elicitationTimeoutMs', () => {

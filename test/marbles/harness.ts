@@ -10,6 +10,7 @@
 import { map, tap, timer, type MonoTypeOperatorFunction, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { expect } from 'vitest';
+import { allowlist, createServer, Registry, type ServerOptions } from '../../lib/index.js';
 import type { McpServer } from '../../lib/server.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
@@ -170,3 +171,22 @@ export function record(server: McpServer, connId: string, inbound$: Observable<u
 }
 
 export const ZERO_STATS = { inFlight: 0, parked: 0, connections: 0, outstandingRequests: 0 };
+
+/**
+ * A server on `scheduler` whose `guarded` tool needs the user's approval
+ * (the authorizer asks "Run guarded?") and whose `allowed` tools just run.
+ */
+export function askingServer(
+  scheduler: SchedulerLike,
+  tools: readonly ToolDef[],
+  options: Omit<ServerOptions, 'registry' | 'scheduler' | 'authorizer' | 'authorizerSource'> & { allowed?: readonly string[] } = {},
+): McpServer {
+  const { allowed = [], ...rest } = options;
+  return createServer({
+    registry: new Registry().registerTools(tools),
+    scheduler,
+    authorizer: allowlist(allowed, { ask: { guarded: 'Run guarded?' } }),
+    authorizerSource: 'configured',
+    ...rest,
+  });
+}

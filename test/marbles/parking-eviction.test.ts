@@ -8,9 +8,9 @@
  * server gets that deny itself.
  */
 import { describe, expect, test } from 'vitest';
-import { allowlist, createServer, Registry } from '../../lib/index.js';
 import type { TestScheduler } from 'rxjs/testing';
 import {
+  askingServer,
   collectElicitationIds,
   connectMarbles,
   deniedAsk,
@@ -31,15 +31,7 @@ const FULL_CONNECTION = 'too many elicitations pending';
 const initialized = expect.objectContaining({ id: 0, result: expect.anything() });
 
 function parkingServer(ts: TestScheduler, log: ToolLog, caps: { maxParkedElicitations: number; maxParkedElicitationsTotal: number }) {
-  const registry = new Registry().registerTool(sleepTool('guarded', 5, ts, log));
-  return createServer({
-    registry,
-    scheduler: ts,
-    authorizer: allowlist([], { ask: { guarded: 'Run guarded?' } }),
-    authorizerSource: 'configured',
-    elicitationTimeoutMs: ELICIT_TIMEOUT,
-    ...caps,
-  });
+  return askingServer(ts, [sleepTool('guarded', 5, ts, log)], { elicitationTimeoutMs: ELICIT_TIMEOUT, ...caps });
 }
 
 describe('parking caps on a virtual clock', () => {
