@@ -36,6 +36,13 @@ import type { Registry, RegistryChange } from './registry.js';
 export interface ConnectOptions {
   /** Declared by the transport adapter; authorizers may rely on it. */
   readonly transport?: TransportKind;
+  /**
+   * The best identity of the remote peer the transport has (the remote
+   * address, or a trusted proxy header's value): the key the fairness rules
+   * count by, so one peer opening many connections crowds out only itself.
+   * Default: the connection id (a peer per connection).
+   */
+  readonly peer?: string;
 }
 
 export interface HandleMessageOptions {
@@ -139,8 +146,8 @@ export class McpServer {
    */
   connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
     return new Observable<OutboundMessage>((subscriber) => {
-      const state = this.connections.attach(connId, options.transport ?? this.options.transport);
-      const origin: Origin = { connId, transport: state.transport, mode: 'reply' };
+      const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
+      const origin: Origin = { connId, transport: state.transport, peer: state.peer, mode: 'reply' };
       const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(
         this.core,
@@ -164,7 +171,7 @@ export class McpServer {
    */
   handleMessage(message: unknown, options: HandleMessageOptions = {}): Promise<JsonRpcResponse | null> {
     const connId = options.connId ?? DEFAULT_CONN_ID;
-    const origin: Origin = { connId, transport: this.transportOf(connId), mode: 'push' };
+    const origin: Origin = { connId, transport: this.transportOf(connId), peer: this.peerOf(connId), mode: 'push' };
     return new Promise((resolve, reject) => {
       const signal = options.signal;
       if (signal?.aborted) {
@@ -206,7 +213,7 @@ export class McpServer {
       settleReply(null);
       return { reply, ref };
     }
-    const origin: Origin = { connId, transport: this.transportOf(connId), mode: 'reply' };
+    const origin: Origin = { connId, transport: this.transportOf(connId), peer: this.peerOf(connId), mode: 'reply' };
     const onAbort = () => this.cancel(ref);
     const done = () => {
       this.outstanding.delete(ref);
@@ -252,7 +259,7 @@ export class McpServer {
     connId: ConnId = DEFAULT_CONN_ID,
     options: ConnectOptions = {},
   ): Subscription {
-    const state = this.connections.attach(connId, options.transport ?? this.options.transport);
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
     const subscription = outbox(state, this.broadcasts).subscribe(observerOrNext);
     subscription.add(() => this.connections.detach(state));
     return subscription;
@@ -310,6 +317,10 @@ export class McpServer {
 
   private transportOf(connId: ConnId): TransportKind {
     return this.connections.get(connId)?.transport ?? this.options.transport;
+  }
+
+  private peerOf(connId: ConnId): string {
+    return this.connections.get(connId)?.peer ?? connId;
   }
 }
 

@@ -13,6 +13,8 @@ import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 export interface ConnectionState {
   readonly connId: ConnId;
   readonly transport: TransportKind;
+  /** The fairness key of the remote peer (see ConnectOptions.peer); the connection id when none was given. */
+  readonly peer: string;
   subscribers: number;
   logLevel: LogLevel;
   readonly resourceSubscriptions: Set<string>;
@@ -28,12 +30,13 @@ export class Connections {
 
   readonly exits$: Observable<ConnId> = this.exitSubject.asObservable();
 
-  attach(connId: ConnId, transport: TransportKind): ConnectionState {
+  attach(connId: ConnId, transport: TransportKind, peer?: string): ConnectionState {
     let state = this.live.get(connId);
     if (state === undefined) {
       state = {
         connId,
         transport,
+        peer: peer ?? connId,
         subscribers: 0,
         logLevel: 'debug',
         resourceSubscriptions: new Set(),

@@ -46,6 +46,7 @@ export function dispatch(core: ServerCore, message: unknown, origin: Origin): Ob
       const scope: RequestScope = {
         connId: origin.connId,
         transport: origin.transport,
+        peer: origin.peer,
         mode: origin.mode,
         id: classified.id,
         method: classified.method,

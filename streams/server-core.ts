@@ -40,6 +40,8 @@ export interface ServerCore {
 export interface Origin {
   readonly connId: ConnId;
   readonly transport: TransportKind;
+  /** The fairness key of the caller's peer (ConnectOptions.peer, else the connection id). */
+  readonly peer: string;
   readonly mode: 'reply' | 'push';
 }
 

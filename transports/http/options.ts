@@ -5,6 +5,7 @@
  * client can make this transport hold unbounded state.
  */
 import { ConfigError } from '../../lib/errors.js';
+import { trustedProxyHeaderOption } from '../peer.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { DEFAULT_ALLOWED_HOSTS } from './origin-guard.js';
 
@@ -37,6 +38,12 @@ export interface HttpHandlerOptions {
   allowedHosts?: readonly string[];
   /** Origin headers accepted (e.g. `https://app.example`); default any origin whose host is in allowedHosts. */
   allowedOrigins?: readonly string[];
+  /**
+   * A header set by a reverse proxy you trust (e.g. `x-forwarded-for`) whose
+   * first value names the client; the peer the fairness rules count by.
+   * Default none: the socket's remote address (a client can forge any header).
+   */
+  trustedProxyHeader?: string;
   /** The network boot guard: `false` serves without authorization. Default: required unless NODE_ENV is development/test. */
   requireAuthorization?: boolean;
   /** Where the boot guard reads NODE_ENV; default `process.env`. */
@@ -59,6 +66,7 @@ export interface ResolvedHttpOptions {
   readonly eventStore: EventStore;
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[] | null;
+  readonly trustedProxyHeader: string | undefined;
   readonly requireAuthorization: boolean | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
 }
@@ -66,7 +74,7 @@ export interface ResolvedHttpOptions {
 const KNOWN = new Set([
   'endpoint', 'healthPath', 'legacySse', 'maxSessions', 'sessionIdleTimeoutMs', 'maxBodyBytes', 'keepAliveMs',
   'retryMs', 'maxStreamBufferBytes', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'allowedHosts', 'allowedOrigins',
-  'requireAuthorization', 'env',
+  'requireAuthorization', 'env', 'trustedProxyHeader',
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number, allowInfinity = false): number {
@@ -138,6 +146,7 @@ export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHt
     eventStore: options.eventStore ?? new InMemoryEventStore(),
     allowedHosts: stringList('allowedHosts', options.allowedHosts) ?? DEFAULT_ALLOWED_HOSTS,
     allowedOrigins: stringList('allowedOrigins', options.allowedOrigins) ?? null,
+    trustedProxyHeader: trustedProxyHeaderOption(options.trustedProxyHeader),
     requireAuthorization: options.requireAuthorization,
     env: options.env ?? process.env,
   };

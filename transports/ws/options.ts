@@ -8,6 +8,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { ConfigError } from '../../lib/errors.js';
+import { trustedProxyHeaderOption } from '../peer.js';
 
 export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -31,6 +32,12 @@ interface CommonOptions {
    * disables the check.
    */
   allowedOrigins?: readonly string[] | null;
+  /**
+   * A header set by a reverse proxy you trust (e.g. `x-forwarded-for`) whose
+   * first value names the client; the peer the fairness rules count by.
+   * Default none: the socket's remote address (a client can forge any header).
+   */
+  trustedProxyHeader?: string;
   /** The network boot guard: false serves without chosen authorization, explicitly. */
   requireAuthorization?: boolean;
   /** The environment the boot guard reads NODE_ENV from; default process.env. */
@@ -68,13 +75,14 @@ export interface ResolvedWebSocketOptions {
   readonly maxConnections: number;
   readonly allowedHosts: ReadonlySet<string> | null;
   readonly allowedOrigins: ReadonlySet<string> | null;
+  readonly trustedProxyHeader: string | undefined;
   readonly requireAuthorization: boolean | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
   'server', 'port', 'host', 'path', 'maxPayload', 'maxBufferedBytes', 'pingIntervalMs', 'closeGraceMs', 'maxConnections',
-  'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env',
+  'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env', 'trustedProxyHeader',
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -143,6 +151,7 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
     maxConnections: positiveInteger('maxConnections', options.maxConnections, 16_384),
     allowedHosts: nameList('allowedHosts', options.allowedHosts),
     allowedOrigins: nameList('allowedOrigins', options.allowedOrigins),
+    trustedProxyHeader: trustedProxyHeaderOption(options.trustedProxyHeader),
     requireAuthorization: options.requireAuthorization,
     env: options.env ?? process.env,
   };
