@@ -23,6 +23,8 @@ export interface ServerOptions {
   instructions?: string;
   maxInFlight?: number;
   maxInFlightPerConnection?: number;
+  /** One peer's share of maxInFlight (see ConnectOptions.peer); default max(floor(maxInFlight / 3), 1). */
+  maxInFlightPerPeer?: number;
   callbackTimeoutMs?: number;
   elicitationTimeoutMs?: number;
   /** How long a handler's sampling/createMessage or roots/list may wait for the client. */
@@ -30,6 +32,8 @@ export interface ServerOptions {
   /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
   pageSize?: number;
   maxParkedElicitations?: number;
+  /** Calls one peer may have parked at once; default max(maxParkedElicitations, floor(maxParkedElicitationsTotal / 2)). */
+  maxParkedElicitationsPerPeer?: number;
   maxParkedElicitationsTotal?: number;
   maxClientCapabilities?: number;
   authorizer?: Authorizer | null;
@@ -49,11 +53,13 @@ export interface ResolvedOptions {
   instructions: string | undefined;
   maxInFlight: number;
   maxInFlightPerConnection: number;
+  maxInFlightPerPeer: number;
   callbackTimeoutMs: number;
   elicitationTimeoutMs: number;
   clientRequestTimeoutMs: number;
   pageSize: number;
   maxParkedElicitations: number;
+  maxParkedElicitationsPerPeer: number;
   maxParkedElicitationsTotal: number;
   maxClientCapabilities: number;
   authorizer: Authorizer | null;
@@ -66,8 +72,9 @@ export interface ResolvedOptions {
 }
 
 const KNOWN_OPTIONS = new Set<string>([
-  'registry', 'name', 'serverVersion', 'instructions', 'maxInFlight', 'maxInFlightPerConnection',
-  'callbackTimeoutMs', 'elicitationTimeoutMs', 'clientRequestTimeoutMs', 'pageSize', 'maxParkedElicitations', 'maxParkedElicitationsTotal',
+  'registry', 'name', 'serverVersion', 'instructions', 'maxInFlight', 'maxInFlightPerConnection', 'maxInFlightPerPeer',
+  'callbackTimeoutMs', 'elicitationTimeoutMs', 'clientRequestTimeoutMs', 'pageSize', 'maxParkedElicitations',
+  'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger',
 ]);
@@ -116,12 +123,28 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
       `maxInFlightPerConnection (${maxInFlightPerConnection}) may not exceed maxInFlight (${maxInFlight})`,
     );
   }
+  // Two peers at their full share leave a third of the workers: a third peer always gets its share while two are busy.
+  const maxInFlightPerPeer = positiveInteger('maxInFlightPerPeer', options.maxInFlightPerPeer, Math.max(Math.floor(maxInFlight / 3), 1));
+  if (maxInFlightPerPeer > maxInFlight) {
+    throw new ConfigError('maxInFlightPerPeer', `maxInFlightPerPeer (${maxInFlightPerPeer}) may not exceed maxInFlight (${maxInFlight})`);
+  }
   const maxParkedElicitationsTotal = positiveInteger('maxParkedElicitationsTotal', options.maxParkedElicitationsTotal, 256);
   const maxParkedElicitations = positiveInteger('maxParkedElicitations', options.maxParkedElicitations, 32);
   if (maxParkedElicitations > maxParkedElicitationsTotal) {
     throw new ConfigError(
       'maxParkedElicitations',
       `maxParkedElicitations (${maxParkedElicitations}) may not exceed maxParkedElicitationsTotal (${maxParkedElicitationsTotal})`,
+    );
+  }
+  const maxParkedElicitationsPerPeer = positiveInteger(
+    'maxParkedElicitationsPerPeer',
+    options.maxParkedElicitationsPerPeer,
+    Math.max(maxParkedElicitations, Math.floor(maxParkedElicitationsTotal / 2)),
+  );
+  if (maxParkedElicitationsPerPeer < maxParkedElicitations || maxParkedElicitationsPerPeer > maxParkedElicitationsTotal) {
+    throw new ConfigError(
+      'maxParkedElicitationsPerPeer',
+      `maxParkedElicitationsPerPeer (${maxParkedElicitationsPerPeer}) must be from maxParkedElicitations (${maxParkedElicitations}) to maxParkedElicitationsTotal (${maxParkedElicitationsTotal})`,
     );
   }
   const authorizerSource = options.authorizerSource ?? 'default';
@@ -151,11 +174,13 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     instructions: options.instructions,
     maxInFlight,
     maxInFlightPerConnection,
+    maxInFlightPerPeer,
     callbackTimeoutMs: positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs, 300_000),
     elicitationTimeoutMs: positiveInteger('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000),
     clientRequestTimeoutMs: positiveInteger('clientRequestTimeoutMs', options.clientRequestTimeoutMs, 60_000),
     pageSize: positiveInteger('pageSize', options.pageSize, 100),
     maxParkedElicitations,
+    maxParkedElicitationsPerPeer,
     maxParkedElicitationsTotal,
     maxClientCapabilities: positiveInteger('maxClientCapabilities', options.maxClientCapabilities, 1024),
     authorizer: optionalFunction<Authorizer>('authorizer', options.authorizer),

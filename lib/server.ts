@@ -111,9 +111,10 @@ export class McpServer {
     );
     this.core = {
       options: this.options,
-      admission: new Admission(this.options.maxInFlight, this.options.maxInFlightPerConnection),
+      admission: new Admission(this.options.maxInFlight, this.options.maxInFlightPerConnection, this.options.maxInFlightPerPeer),
       parking: new ParkingLot({
         maxPerConnection: this.options.maxParkedElicitations,
+        maxPerPeer: this.options.maxParkedElicitationsPerPeer,
         maxTotal: this.options.maxParkedElicitationsTotal,
         timeoutMs: this.options.elicitationTimeoutMs,
         scheduler: this.options.scheduler,

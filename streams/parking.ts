@@ -1,19 +1,24 @@
 /**
  * The parking lot: tools/call requests waiting for the user's answer to an
- * elicitation. A parked call holds no worker, so it is capped twice: per
- * connection (`maxParkedElicitations`) and across the server
- * (`maxParkedElicitationsTotal`).
+ * elicitation. A parked call holds no worker, so it is capped three times:
+ * per connection (`maxParkedElicitations`), per peer
+ * (`maxParkedElicitationsPerPeer`; a peer is the best identity of the remote
+ * client the transport has, else the connection itself) and across the
+ * server (`maxParkedElicitationsTotal`).
  *
  * A parked call closes exactly once, as the first of: the owner's answer, the
  * elicitation timeout, or eviction by a fuller connection's newcomer. Every
  * close but an approval is a deny: silence is not consent. Unsubscribing
  * (cancel, caller gone, connection gone) drops it with no answer.
  *
- * Fairness on a full server: an ASK from a connection holding fewer parked
- * calls than the connection holding the most closes that connection's oldest
- * parked call and parks in its place; any other ASK on a full server is
- * denied. A client that spreads calls over many connections crowds out only
- * itself.
+ * Fairness on a full server counts peers, then connections inside a peer:
+ * an ASK from a peer holding fewer parked calls than the peer holding the
+ * most closes one of that peer's calls; otherwise an ASK from a connection
+ * holding fewer than the fullest connection of its own peer closes one of
+ * that connection's. Either way the call closed is the oldest of the fullest
+ * connection of that peer, and the newcomer parks in its place; any other ASK
+ * on a full server is denied. So a peer that spreads calls over many
+ * connections can only ever evict its own calls, never another peer's.
  */
 import { Observable, Subject, map, race, take, timer, type SchedulerLike } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
@@ -35,6 +40,7 @@ function denied(detail: string): ElicitationVerdict {
 interface ParkedCall {
   readonly elicitationId: string;
   readonly owner: ConnId;
+  readonly peer: string;
   readonly tool: string;
   readonly parkedAt: number;
   readonly answers: Subject<Record<string, unknown>>;
@@ -43,6 +49,8 @@ interface ParkedCall {
 
 export interface ParkingOptions {
   readonly maxPerConnection: number;
+  /** At least maxPerConnection, so a connection that is its own peer is bounded by its connection cap. */
+  readonly maxPerPeer: number;
   readonly maxTotal: number;
   readonly timeoutMs: number;
   readonly scheduler: SchedulerLike;
@@ -52,6 +60,8 @@ export interface ParkingOptions {
 
 export interface ParkRequest {
   readonly owner: ConnId;
+  /** The owner's peer (ConnectOptions.peer, else the owner's id): the unit fairness counts. */
+  readonly peer: string;
   readonly tool: string;
   readonly prompt: string;
   /** Delivers the elicitation/create request to the owner. */
@@ -93,6 +103,8 @@ export class ParkingLot {
   private readonly byId = new Map<string, ParkedCall>();
   /** Per owner, in parking order: the first is the oldest. */
   private readonly byOwner = new Map<ConnId, Set<ParkedCall>>();
+  /** Per peer, in parking order: the first is the oldest. */
+  private readonly byPeer = new Map<string, Set<ParkedCall>>();
   private sequence = 0;
   private readonly newId: () => string;
 
@@ -103,7 +115,7 @@ export class ParkingLot {
   /** Parks a call; emits one verdict. Unsubscribe to drop it with no answer. */
   park(request: ParkRequest): Observable<ElicitationVerdict> {
     return new Observable<ElicitationVerdict>((subscriber) => {
-      const refusal = this.makeRoomFor(request.owner);
+      const refusal = this.makeRoomFor(request.owner, request.peer);
       if (refusal !== null) {
         subscriber.next(denied(refusal));
         subscriber.complete();
@@ -138,27 +150,59 @@ export class ParkingLot {
   }
 
   /** null when the call may park (after evicting, if fairness says so), else the deny detail. */
-  private makeRoomFor(owner: ConnId): string | null {
+  private makeRoomFor(owner: ConnId, peer: string): string | null {
     const held = this.parkedCount(owner);
     if (held >= this.options.maxPerConnection) return DETAIL_PENDING_CONNECTION;
+    const peerCalls = this.byPeer.get(peer);
+    const peerHeld = peerCalls?.size ?? 0;
+    // Past its peer's cap a connection is told the same as past its own: its side has too many pending.
+    if (peerHeld >= this.options.maxPerPeer) return DETAIL_PENDING_CONNECTION;
     if (this.byId.size < this.options.maxTotal) return null;
-    const victim = this.oldestOfFullest();
-    if (victim === undefined || this.parkedCount(victim.owner) <= held) return DETAIL_PENDING_SERVER;
+    const victim = this.victimFor(held, peerCalls);
+    if (victim === undefined) return DETAIL_PENDING_SERVER;
     this.unregister(victim);
     victim.evictions.next();
     return null;
   }
 
-  /** The oldest call of the connection holding the most; ties go to the oldest call. */
-  private oldestOfFullest(): ParkedCall | undefined {
+  /** The call a newcomer holding `held` (its peer holding `peerCalls`) may close on a full server, if any. */
+  private victimFor(held: number, peerCalls: Set<ParkedCall> | undefined): ParkedCall | undefined {
+    const fullest = this.fullestPeer();
+    const peerHeld = peerCalls?.size ?? 0;
+    if (fullest !== undefined && fullest.size > peerHeld) return this.oldestOfFullestConnection(fullest);
+    // The newcomer's peer holds as many as any other: it may only make room among its own connections.
+    if (peerCalls === undefined) return undefined;
+    const own = this.oldestOfFullestConnection(peerCalls);
+    return own !== undefined && this.parkedCount(own.owner) > held ? own : undefined;
+  }
+
+  /** The calls of the peer holding the most; ties go to the peer whose oldest call is oldest. */
+  private fullestPeer(): Set<ParkedCall> | undefined {
+    let best: Set<ParkedCall> | undefined;
+    let bestOldest = 0;
+    for (const calls of this.byPeer.values()) {
+      const oldest = (calls.values().next().value as ParkedCall).parkedAt;
+      if (best === undefined || calls.size > best.size || (calls.size === best.size && oldest < bestOldest)) {
+        best = calls;
+        bestOldest = oldest;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Inside one peer: the oldest call of the connection holding the most; ties
+   * go to the oldest call. `calls` is in parking order, so the first call
+   * met of the first connection with the most is the one.
+   */
+  private oldestOfFullestConnection(calls: Set<ParkedCall>): ParkedCall | undefined {
     let best: ParkedCall | undefined;
     let most = 0;
-    for (const calls of this.byOwner.values()) {
-      const oldest = calls.values().next().value as ParkedCall | undefined;
-      if (oldest === undefined) continue;
-      if (calls.size > most || (calls.size === most && best !== undefined && oldest.parkedAt < best.parkedAt)) {
-        most = calls.size;
-        best = oldest;
+    for (const call of calls) {
+      const size = this.parkedCount(call.owner);
+      if (size > most) {
+        most = size;
+        best = call;
       }
     }
     return best;
@@ -168,26 +212,37 @@ export class ParkingLot {
     const call: ParkedCall = {
       elicitationId: this.newId(),
       owner: request.owner,
+      peer: request.peer,
       tool: request.tool,
       parkedAt: this.sequence++,
       answers: new Subject(),
       evictions: new Subject(),
     };
     this.byId.set(call.elicitationId, call);
-    let calls = this.byOwner.get(call.owner);
-    if (calls === undefined) {
-      calls = new Set();
-      this.byOwner.set(call.owner, calls);
-    }
-    calls.add(call);
+    addTo(this.byOwner, call.owner, call);
+    addTo(this.byPeer, call.peer, call);
     return call;
   }
 
   private unregister(call: ParkedCall): void {
     if (this.byId.get(call.elicitationId) !== call) return;
     this.byId.delete(call.elicitationId);
-    const calls = this.byOwner.get(call.owner);
-    calls?.delete(call);
-    if (calls?.size === 0) this.byOwner.delete(call.owner);
+    removeFrom(this.byOwner, call.owner, call);
+    removeFrom(this.byPeer, call.peer, call);
   }
+}
+
+function addTo<K>(index: Map<K, Set<ParkedCall>>, key: K, call: ParkedCall): void {
+  let calls = index.get(key);
+  if (calls === undefined) {
+    calls = new Set();
+    index.set(key, calls);
+  }
+  calls.add(call);
+}
+
+function removeFrom<K>(index: Map<K, Set<ParkedCall>>, key: K, call: ParkedCall): void {
+  const calls = index.get(key);
+  calls?.delete(call);
+  if (calls?.size === 0) index.delete(key);
 }

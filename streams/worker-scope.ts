@@ -7,7 +7,7 @@ import type { RequestScope, ServerCore } from './server-core.js';
 import type { WorkerOptions, WorkerOutcome } from './worker.js';
 
 export function workerOptions(core: ServerCore, scope: RequestScope): WorkerOptions {
-  return { admission: core.admission, connId: scope.connId, deadlines: core.deadlines };
+  return { admission: core.admission, connId: scope.connId, peer: scope.peer, deadlines: core.deadlines };
 }
 
 export function reportFailure(core: ServerCore, scope: RequestScope, outcome: WorkerOutcome<unknown>): void {

@@ -27,6 +27,8 @@ export type WorkerOutcome<T> =
 export interface WorkerOptions {
   readonly admission: Admission;
   readonly connId: ConnId;
+  /** The connection's peer: admission counts its share. */
+  readonly peer: string;
   /** Where the callback timeout is kept (one per server). */
   readonly deadlines: DeadlineQueue;
 }
@@ -104,7 +106,7 @@ class WorkerRun<T, R> {
   /** Gives back the slot and the deadline, exactly once. */
   private end(): void {
     this.settled = true;
-    this.options.admission.release(this.options.connId);
+    this.options.admission.release(this.options.connId, this.options.peer);
     if (this.deadline !== undefined) this.options.deadlines.remove(this.deadline);
   }
 }
@@ -129,7 +131,7 @@ class WorkerObservable<T, R> extends Observable<R> {
 
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<R>): TeardownLogic {
-    if (!this.options.admission.tryAcquire(this.options.connId)) return deliver(subscriber, this.then(BUSY));
+    if (!this.options.admission.tryAcquire(this.options.connId, this.options.peer)) return deliver(subscriber, this.then(BUSY));
     const run = new WorkerRun<T, R>(subscriber, this.options, this.then);
     let answer: Eventual<T>;
     try {

@@ -33,6 +33,7 @@ export function askUser(
   const eventual$ = core.parking
     .park({
       owner: scope.connId,
+      peer: scope.peer,
       tool: tool.name,
       prompt,
       push: (request) => {
