@@ -16,6 +16,7 @@ import { Subject, type Subscription } from 'rxjs';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
+import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
 import { refuse, sendEmpty } from './responses.js';
 import type { SseWriter } from './sse-writer.js';
@@ -30,6 +31,8 @@ export class LegacySseSession {
   constructor(
     readonly id: string,
     private readonly server: McpServer,
+    /** The remote peer of the GET that opened the stream (the session's fairness key). */
+    private readonly peer: string,
   ) {}
 
   /** Opens the stream, announces the POST endpoint, then connects. */
@@ -38,7 +41,7 @@ export class LegacySseSession {
     writer.open();
     writer.event({ event: 'endpoint', data: endpoint });
     this.subscription = this.server
-      .connect(this.id, this.inbound, { transport: 'sse' })
+      .connect(this.id, this.inbound, { transport: 'sse', peer: this.peer })
       .subscribe((message) => {
         const data = encodeMessage(message);
         if (data !== null) writer.event({ event: 'message', data });
@@ -57,12 +60,12 @@ export class LegacySseSession {
   }
 }
 
-export function openLegacyStream(ctx: HttpContext, messagesPath: string, res: ServerResponse): void {
+export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: IncomingMessage, res: ServerResponse): void {
   if (ctx.sessions.full) {
     refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
     return;
   }
-  const session = new LegacySseSession(mintConnId('sse'), ctx.server);
+  const session = new LegacySseSession(mintConnId('sse'), ctx.server, peerOf(req, ctx.options.trustedProxyHeader));
   ctx.sessions.add(session);
   const writer = ctx.openWriter(res, session.id);
   writer.onClose(() => ctx.sessions.remove(session.id));

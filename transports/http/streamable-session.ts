@@ -73,6 +73,8 @@ export interface StreamableSessionDeps {
   readonly maxBacklogMessages: number;
   readonly maxGetStreams: number;
   readonly logger: Logger;
+  /** The remote peer of the request that created the session (the session's fairness key). */
+  readonly peer: string;
 }
 
 /** The first revision whose clients expect (and can read) a priming event. */
@@ -111,7 +113,7 @@ export class StreamableSession {
     readonly id: string,
     private readonly deps: StreamableSessionDeps,
   ) {
-    this.subscription = deps.server.connect(id, this.inbound, { transport: 'http' }).subscribe((message) => this.route(message));
+    this.subscription = deps.server.connect(id, this.inbound, { transport: 'http', peer: deps.peer }).subscribe((message) => this.route(message));
   }
 
   isAwaiting(requestId: JsonRpcId): boolean {

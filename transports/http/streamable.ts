@@ -19,6 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidRequest } from '../../lib/errors.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { mintConnId } from '../conn-id.js';
+import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
 import { StreamableSession } from './streamable-session.js';
@@ -58,7 +59,7 @@ function namedSession(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
   return session;
 }
 
-function newSession(ctx: HttpContext, res: ServerResponse): StreamableSession | undefined {
+function newSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): StreamableSession | undefined {
   if (ctx.sessions.full) {
     refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
     return undefined;
@@ -70,6 +71,7 @@ function newSession(ctx: HttpContext, res: ServerResponse): StreamableSession | 
     maxBacklogMessages: ctx.options.maxBacklogMessages,
     maxGetStreams: ctx.options.maxGetStreamsPerSession,
     logger: ctx.logger,
+    peer: peerOf(req, ctx.options.trustedProxyHeader),
   });
   ctx.sessions.add(session);
   return session;
@@ -90,7 +92,7 @@ function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, v
     return;
   }
   const initializing = message.kind === 'request' && message.method === 'initialize' && header(req, SESSION_HEADER) === undefined;
-  const session = initializing ? newSession(ctx, res) : namedSession(ctx, req, res);
+  const session = initializing ? newSession(ctx, req, res) : namedSession(ctx, req, res);
   if (session === undefined) return;
   if (message.kind !== 'request') {
     session.accept(value);

@@ -17,6 +17,8 @@ interface CommonOptions {
   maxPayload?: number;
   /** Unread outbound bytes a socket may hold when the next message is due; over it the slow consumer is closed (1013). Default 8 MiB. */
   maxBufferedBytes?: number;
+  /** Unread outbound bytes all sockets together may hold; over it the biggest holders are closed first (1013). Default 64 MiB. */
+  maxTotalBufferedBytes?: number;
   /** Ping period on the server's scheduler; a socket that missed the last pong is terminated. Default 30 000; null disables. */
   pingIntervalMs?: number | null;
   /** How long a closing socket may take to finish the close handshake before it is terminated. Default 5 000. */
@@ -70,6 +72,7 @@ export interface ResolvedWebSocketOptions {
   readonly path: string | undefined;
   readonly maxPayload: number;
   readonly maxBufferedBytes: number;
+  readonly maxTotalBufferedBytes: number;
   readonly pingIntervalMs: number | null;
   readonly closeGraceMs: number;
   readonly maxConnections: number;
@@ -81,7 +84,7 @@ export interface ResolvedWebSocketOptions {
 }
 
 const KNOWN_OPTIONS = new Set<string>([
-  'server', 'port', 'host', 'path', 'maxPayload', 'maxBufferedBytes', 'pingIntervalMs', 'closeGraceMs', 'maxConnections',
+  'server', 'port', 'host', 'path', 'maxPayload', 'maxBufferedBytes', 'maxTotalBufferedBytes', 'pingIntervalMs', 'closeGraceMs', 'maxConnections',
   'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env', 'trustedProxyHeader',
 ]);
 
@@ -146,6 +149,7 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
     path: path(options.path, attach ? '/ws' : undefined),
     maxPayload: positiveInteger('maxPayload', options.maxPayload, 4 * 1024 * 1024),
     maxBufferedBytes: positiveInteger('maxBufferedBytes', options.maxBufferedBytes, 8 * 1024 * 1024),
+    maxTotalBufferedBytes: positiveInteger('maxTotalBufferedBytes', options.maxTotalBufferedBytes, 64 * 1024 * 1024),
     pingIntervalMs,
     closeGraceMs: positiveInteger('closeGraceMs', options.closeGraceMs, 5_000),
     maxConnections: positiveInteger('maxConnections', options.maxConnections, 16_384),

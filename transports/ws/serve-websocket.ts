@@ -15,8 +15,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { McpServer } from '../../lib/server.js';
 import { assertNetworkBootAllowed } from '../boot-guard.js';
 import { CLOSE_GOING_AWAY } from './closing.js';
+import { peerOf } from '../peer.js';
 import { MCP_SUBPROTOCOL, checkHandshake, refuseUpgrade } from './handshake.js';
 import { resolveWebSocketOptions, type ResolvedWebSocketOptions, type ServeWebSocketOptions } from './options.js';
+import { OutboundBudget } from './outbound-budget.js';
 import { serveSocket, type SocketConnection } from './socket-connection.js';
 
 export interface WebSocketTransport {
@@ -24,6 +26,8 @@ export interface WebSocketTransport {
   readonly url: string | undefined;
   /** Live sockets. */
   readonly connections: number;
+  /** Outbound bytes the open sockets hold unsent (what maxTotalBufferedBytes bounds). */
+  readonly bufferedBytes: number;
   close(): Promise<void>;
 }
 
@@ -75,6 +79,7 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
     handleProtocols: (protocols) => (protocols.has(MCP_SUBPROTOCOL) ? MCP_SUBPROTOCOL : false),
   });
   const live = new Map<WebSocket, SocketConnection>();
+  const budget = new OutboundBudget(resolved.maxTotalBufferedBytes);
   let upgrading = 0;
   let closing = false;
 
@@ -115,7 +120,7 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
         ws.terminate();
         return;
       }
-      live.set(ws, serveSocket(server, ws, resolved, logger));
+      live.set(ws, serveSocket(server, ws, { limits: resolved, budget, peer: peerOf(request, resolved.trustedProxyHeader), logger }));
       ws.once('close', () => live.delete(ws));
     });
   };
@@ -154,6 +159,9 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
     },
     get connections() {
       return live.size;
+    },
+    get bufferedBytes() {
+      return budget.bytes;
     },
     close,
   };

@@ -6,7 +6,10 @@
  * more than `maxBufferedBytes` of earlier output unread when the next message
  * is due is a slow consumer: it is closed with 1013 rather than allowed to
  * grow the server's memory (the backlog is bounded by the limit plus one
- * message).
+ * message). Across the sockets of one serveWebSocket, the bytes held unsent
+ * count against one OutboundBudget: over it, the biggest holders are closed
+ * with 1013 first. The connection's peer (the fairness key) is read from the
+ * upgrade request.
  */
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import { WebSocket } from 'ws';
@@ -19,6 +22,7 @@ import { mintConnId } from '../conn-id.js';
 import { CLOSE_NORMAL, CLOSE_TRY_AGAIN_LATER, closeWithGrace } from './closing.js';
 import { decodeFrame } from './frames.js';
 import { keepAlive } from './liveness.js';
+import type { BudgetHolder, OutboundBudget } from './outbound-budget.js';
 
 export interface SocketLimits {
   readonly maxBufferedBytes: number;
@@ -32,14 +36,41 @@ export interface SocketConnection {
   end(code: number, reason: string): void;
 }
 
-export function serveSocket(server: McpServer, socket: WebSocket, limits: SocketLimits, logger: Logger): SocketConnection {
+export interface SocketContext {
+  readonly limits: SocketLimits;
+  /** Shared by every socket of one serveWebSocket. */
+  readonly budget: OutboundBudget;
+  /** The upgrade request's peer (see transports/peer.ts). */
+  readonly peer: string;
+  readonly logger: Logger;
+}
+
+export function serveSocket(server: McpServer, socket: WebSocket, context: SocketContext): SocketConnection {
+  const { limits, budget, logger } = context;
   const connId = mintConnId('ws');
   const scheduler: SchedulerLike = server.scheduler;
   const connection = new Subscription();
   // Outlives `connection`: the close grace must still run after the connection is gone.
   const closing = new Subscription();
 
+  // Counted against the budget until the socket starts closing: a closing socket takes no more sends.
+  let counted = true;
+  const holder: BudgetHolder = {
+    evict: () => {
+      logger.warn({ connId, bufferedAmount: socket.bufferedAmount }, 'rxmcp ws: server-wide outbound buffer full; slow consumer closed');
+      end(CLOSE_TRY_AGAIN_LATER, `slow consumer: server-wide outbound buffer over ${budget.maxTotal} bytes`);
+    },
+  };
+  const recount = () => {
+    if (counted) budget.record(holder, socket.bufferedAmount);
+  };
+  const stopCounting = () => {
+    counted = false;
+    budget.forget(holder);
+  };
+
   const end = (code: number, reason: string) => {
+    stopCounting();
     connection.unsubscribe();
     closing.add(closeWithGrace(socket, code, reason, limits.closeGraceMs, scheduler));
   };
@@ -52,6 +83,9 @@ export function serveSocket(server: McpServer, socket: WebSocket, limits: Socket
       end(CLOSE_TRY_AGAIN_LATER, `slow consumer: over ${limits.maxBufferedBytes} bytes of outbound data unread`);
       return;
     }
+    // Like the check above, before sending: the biggest holders may include this socket.
+    budget.enforce();
+    if (socket.readyState !== WebSocket.OPEN) return;
     let frame: string;
     try {
       frame = JSON.stringify(message);
@@ -59,7 +93,9 @@ export function serveSocket(server: McpServer, socket: WebSocket, limits: Socket
       logger.error({ connId, err: error }, 'rxmcp ws: outbound message is not serializable; dropped');
       return;
     }
-    socket.send(frame);
+    // The callback runs when the frame has been flushed: what the socket holds has changed.
+    socket.send(frame, recount);
+    recount();
   };
 
   const inbound$ = new Observable<unknown>((subscriber) => {
@@ -75,12 +111,13 @@ export function serveSocket(server: McpServer, socket: WebSocket, limits: Socket
   socket.on('error', (error) => logger.debug({ connId, err: error }, 'rxmcp ws: socket error'));
   socket.once('close', (code) => {
     logger.debug({ connId, code }, 'rxmcp ws: socket closed');
+    stopCounting();
     connection.unsubscribe();
     closing.unsubscribe();
   });
 
   connection.add(
-    server.connect(connId, inbound$, { transport: 'ws' }).subscribe({
+    server.connect(connId, inbound$, { transport: 'ws', peer: context.peer }).subscribe({
       next: (message: OutboundMessage) => send(message),
       complete: () => end(CLOSE_NORMAL, 'connection ended'),
     }),
