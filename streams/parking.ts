@@ -7,18 +7,20 @@
  * server (`maxParkedElicitationsTotal`).
  *
  * A parked call closes exactly once, as the first of: the owner's answer, the
- * elicitation timeout, or eviction by a fuller connection's newcomer. Every
+ * elicitation timeout, or eviction to make room for a newcomer. Every
  * close but an approval is a deny: silence is not consent. Unsubscribing
  * (cancel, caller gone, connection gone) drops it with no answer.
  *
- * Fairness on a full server counts peers, then connections inside a peer:
+ * Fairness counts peers, then connections inside a peer. On a full server,
  * an ASK from a peer holding fewer parked calls than the peer holding the
- * most closes one of that peer's calls; otherwise an ASK from a connection
- * holding fewer than the fullest connection of its own peer closes one of
- * that connection's. Either way the call closed is the oldest of the fullest
- * connection of that peer, and the newcomer parks in its place; any other ASK
- * on a full server is denied. So a peer that spreads calls over many
- * connections can only ever evict its own calls, never another peer's.
+ * most closes one of that peer's calls (detail "... on this server"). A peer
+ * at its own cap, or one holding as many as any on a full server, may only
+ * make room among its own connections, by the seed's rule: an ASK from a
+ * connection holding fewer than the fullest connection of its peer closes
+ * one of that connection's. The call closed is always the oldest of the
+ * fullest connection of the losing peer, and the newcomer parks in its
+ * place; any other ASK at a cap is denied. So a peer that spreads calls over
+ * many connections can only ever evict its own calls, never another peer's.
  */
 import { Observable, Subject, map, race, take, timer, type SchedulerLike } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
@@ -44,7 +46,8 @@ interface ParkedCall {
   readonly tool: string;
   readonly parkedAt: number;
   readonly answers: Subject<Record<string, unknown>>;
-  readonly evictions: Subject<void>;
+  /** The deny detail of an eviction. */
+  readonly evictions: Subject<string>;
 }
 
 export interface ParkingOptions {
@@ -125,7 +128,7 @@ export class ParkingLot {
       const subscription = race(
         call.answers.pipe(take(1), map(readElicitationAnswer)),
         timer(this.options.timeoutMs, this.options.scheduler).pipe(map(() => denied(DETAIL_TIMED_OUT))),
-        call.evictions.pipe(take(1), map(() => denied(DETAIL_PENDING_SERVER))),
+        call.evictions.pipe(take(1), map(denied)),
       ).subscribe(subscriber);
       request.push(elicitationRequest(call.elicitationId, request.tool, request.prompt));
       return () => {
@@ -155,25 +158,28 @@ export class ParkingLot {
     if (held >= this.options.maxPerConnection) return DETAIL_PENDING_CONNECTION;
     const peerCalls = this.byPeer.get(peer);
     const peerHeld = peerCalls?.size ?? 0;
-    // Past its peer's cap a connection is told the same as past its own: its side has too many pending.
-    if (peerHeld >= this.options.maxPerPeer) return DETAIL_PENDING_CONNECTION;
+    // A peer at its cap is a full lot of its own: the seed's rule among its connections.
+    if (peerHeld >= this.options.maxPerPeer) return this.evict(this.victimInOwnPeer(held, peerCalls), DETAIL_PENDING_CONNECTION);
     if (this.byId.size < this.options.maxTotal) return null;
-    const victim = this.victimFor(held, peerCalls);
-    if (victim === undefined) return DETAIL_PENDING_SERVER;
+    const fullest = this.fullestPeer();
+    const victim =
+      fullest !== undefined && fullest.size > peerHeld ? this.oldestOfFullestConnection(fullest) : this.victimInOwnPeer(held, peerCalls);
+    return this.evict(victim, DETAIL_PENDING_SERVER);
+  }
+
+  /** Closes `victim` with `detail` so the newcomer parks (null); with no victim, the newcomer is denied with `detail`. */
+  private evict(victim: ParkedCall | undefined, detail: string): string | null {
+    if (victim === undefined) return detail;
     this.unregister(victim);
-    victim.evictions.next();
+    victim.evictions.next(detail);
     return null;
   }
 
-  /** The call a newcomer holding `held` (its peer holding `peerCalls`) may close on a full server, if any. */
-  private victimFor(held: number, peerCalls: Set<ParkedCall> | undefined): ParkedCall | undefined {
-    const fullest = this.fullestPeer();
-    const peerHeld = peerCalls?.size ?? 0;
-    if (fullest !== undefined && fullest.size > peerHeld) return this.oldestOfFullestConnection(fullest);
-    // The newcomer's peer holds as many as any other: it may only make room among its own connections.
+  /** Among the newcomer's own peer: the fullest connection's oldest call, when that connection holds more than the newcomer's `held`. */
+  private victimInOwnPeer(held: number, peerCalls: Set<ParkedCall> | undefined): ParkedCall | undefined {
     if (peerCalls === undefined) return undefined;
-    const own = this.oldestOfFullestConnection(peerCalls);
-    return own !== undefined && this.parkedCount(own.owner) > held ? own : undefined;
+    const victim = this.oldestOfFullestConnection(peerCalls);
+    return victim !== undefined && this.parkedCount(victim.owner) > held ? victim : undefined;
   }
 
   /** The calls of the peer holding the most; ties go to the peer whose oldest call is oldest. */
