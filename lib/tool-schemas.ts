@@ -121,7 +121,8 @@ export class SchemaCompiler {
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(field, `${field} of tool "${tool}" (a ${props.vendor} schema) could not be converted to JSON Schema: ${(error as Error)?.message ?? String(error)}`);
     }
-    return json as Record<string, unknown>;
+    // A plain copy: what the library hands back may carry non-JSON extras (zod's has its own `~standard`).
+    return isPlainObject(json) ? (JSON.parse(JSON.stringify(json)) as Record<string, unknown>) : (json as Record<string, unknown>);
   }
 
   private instance(schema: Record<string, unknown>): AjvInstance {
