@@ -93,7 +93,7 @@ export class ToolError extends Error {
   override name = 'ToolError';
 }
 
-/** Thrown by createServer (and the network boot guards) on a configuration that must not start. */
+/** Thrown by createServer (and the network boot guards) on a configuration that must not start, and by Registry on a registration it refuses. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
   constructor(

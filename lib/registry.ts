@@ -2,18 +2,42 @@
  * The registry of what a server offers: tools, resources, resource templates
  * and prompts. A tool registered with `{ derived: true }` comes and goes with
  * a session's view and is left out of the boot check; every other tool is
- * static. Changes are announced on `changes$` so the server can tell clients.
+ * static. A second registration under a taken name (tool or prompt name,
+ * resource URI, URI template) is a ConfigError unless it says
+ * `{ replace: true }`; only a derived tool may silently replace a derived
+ * one, since a session's view re-registers them as it changes. Tool names
+ * outside the spec's rule (1-128 of `A-Z a-z 0-9 _ - .`) are warned about,
+ * once. Changes are announced on `changes$` so the server can tell clients.
  */
 import { Subject, type Observable } from 'rxjs';
+import { ConfigError } from './errors.js';
+import { isLogger, type Logger } from './logger.js';
 import type { PromptDef } from './prompt-def.js';
 import type { ResourceDef, ResourceTemplateDef } from './resource-def.js';
-import type { ToolDef } from './tool-def.js';
-import { SchemaCompiler, type ToolSchemas } from './tool-schemas.js';
+import { toolListing, type ToolDef, type TypedToolDef } from './tool-def.js';
+import { SchemaCompiler, type JsonSchemaConverter, type ToolSchemas } from './tool-schemas.js';
+import type { ToolResultOf, ToolSchema } from './tool-types.js';
+import { ToolNameWarnings } from './tool-names.js';
 import { compileUriTemplate, type TemplateMatcher } from './uri-template.js';
 
 export type RegistryChange = 'tools' | 'resources' | 'prompts';
 
-export interface RegisterToolOptions {
+export interface RegistryOptions {
+  /** Where tool-name warnings go; default the logger of the first server given this registry. */
+  logger?: Logger;
+  /**
+   * Converts a Standard Schema whose library cannot convert itself (no
+   * `~standard.jsonSchema`) to JSON Schema; default none (such a schema is refused).
+   */
+  toJsonSchema?: JsonSchemaConverter;
+}
+
+export interface RegisterOptions {
+  /** Replace what is registered under the same name instead of refusing; default false. */
+  readonly replace?: boolean;
+}
+
+export interface RegisterToolOptions extends RegisterOptions {
   readonly derived?: boolean;
 }
 
@@ -38,29 +62,95 @@ function requireFunction(kind: string, name: string, value: unknown, field: stri
   if (typeof value !== 'function') throw new TypeError(`${kind} ${name} needs a ${field} function`);
 }
 
+function refuseDuplicate(kind: string, key: string, field: string): never {
+  throw new ConfigError(
+    field,
+    `${kind} ${JSON.stringify(key)} is already registered; unregister it first, or pass { replace: true } to replace it`,
+  );
+}
+
+function registryOptions(options: RegistryOptions): { logger: Logger | null; toJsonSchema: JsonSchemaConverter | null } {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'Registry options must be an object');
+  if (options.logger !== undefined && !isLogger(options.logger)) {
+    throw new ConfigError('logger', 'logger must have debug, info, warn and error methods (a pino logger does)');
+  }
+  if (options.toJsonSchema !== undefined && typeof options.toJsonSchema !== 'function') {
+    throw new ConfigError('toJsonSchema', 'toJsonSchema must be a function (schema, io) => JSON Schema');
+  }
+  return { logger: options.logger ?? null, toJsonSchema: options.toJsonSchema ?? null };
+}
+
 export class Registry {
   private readonly toolEntries = new Map<string, ToolEntry>();
   private readonly resourceDefs = new Map<string, ResourceDef>();
   private readonly templateEntries = new Map<string, TemplateEntry>();
   private readonly promptDefs = new Map<string, PromptDef>();
   private readonly changeSubject = new Subject<RegistryChange>();
-  private readonly schemaCompiler = new SchemaCompiler();
+  private readonly schemaCompiler: SchemaCompiler;
+  private readonly nameWarnings: ToolNameWarnings;
 
   /** One value per change; the server coalesces them into list_changed notifications. */
   readonly changes$: Observable<RegistryChange> = this.changeSubject.asObservable();
 
-  registerTool(def: ToolDef, options: RegisterToolOptions = {}): this {
-    requireName('a tool', def?.name);
-    requireFunction('tool', def.name, def.handler, 'handler');
-    const schemas = this.schemaCompiler.compileTool(def);
-    this.toolEntries.set(def.name, { def, derived: options.derived === true, schemas });
+  constructor(options: RegistryOptions = {}) {
+    const resolved = registryOptions(options);
+    this.schemaCompiler = new SchemaCompiler(resolved.toJsonSchema);
+    this.nameWarnings = new ToolNameWarnings(resolved.logger);
+  }
+
+  /**
+   * Registers a tool. Its handler's arguments are inferred from `inputSchema`
+   * and its result checked against `outputSchema`, for a Standard Schema or a
+   * JSON Schema literal alike.
+   */
+  registerTool<
+    const I extends ToolSchema | undefined = undefined,
+    const O extends ToolSchema | undefined = undefined,
+    const R extends ToolResultOf<O> = ToolResultOf<O>,
+  >(def: TypedToolDef<I, O, R>, options: RegisterToolOptions = {}): this {
+    const entry = this.prepareTool(def as ToolDef, options);
+    this.refuseTakenTool(entry, options);
+    this.addTool(entry);
     this.changeSubject.next('tools');
     return this;
   }
 
+  /** Registers every tool or none: a bad or taken one refuses the whole batch. */
   registerTools(defs: Iterable<ToolDef>, options: RegisterToolOptions = {}): this {
-    for (const def of defs) this.registerTool(def, options);
+    const entries = [...defs].map((def) => this.prepareTool(def, options));
+    const names = new Set<string>();
+    for (const entry of entries) {
+      if (names.has(entry.def.name)) refuseDuplicate('tool', entry.def.name, 'name');
+      names.add(entry.def.name);
+      this.refuseTakenTool(entry, options);
+    }
+    for (const entry of entries) this.addTool(entry);
+    if (entries.length > 0) this.changeSubject.next('tools');
     return this;
+  }
+
+  /** Gives a registry with no logger of its own a place to warn (createServer does, with its logger). */
+  adoptLogger(logger: Logger): void {
+    this.nameWarnings.adopt(logger);
+  }
+
+  private prepareTool(def: ToolDef, options: RegisterToolOptions): ToolEntry {
+    requireName('a tool', def?.name);
+    requireFunction('tool', def.name, def.handler, 'handler');
+    const schemas = this.schemaCompiler.compileTool(def);
+    return { def, derived: options.derived === true, schemas };
+  }
+
+  private refuseTakenTool(entry: ToolEntry, options: RegisterToolOptions): void {
+    const taken = this.toolEntries.get(entry.def.name);
+    // A session's view re-registers its derived tools as it changes; nothing else replaces silently.
+    if (taken === undefined || options.replace === true || (taken.derived && entry.derived)) return;
+    refuseDuplicate('tool', entry.def.name, 'name');
+  }
+
+  private addTool(entry: ToolEntry): void {
+    if (!this.toolEntries.has(entry.def.name)) this.nameWarnings.check(entry.def.name);
+    this.toolEntries.set(entry.def.name, entry);
   }
 
   unregisterTool(name: string): boolean {
@@ -82,15 +172,21 @@ export class Registry {
     return [...this.toolEntries.values()].map((entry) => entry.def);
   }
 
+  /** The tools/list entries, in the order of `tools()`; a Standard Schema appears as its JSON Schema. */
+  toolListings(): Record<string, unknown>[] {
+    return [...this.toolEntries.values()].map((entry) => toolListing(entry.def, entry.schemas.json));
+  }
+
   /** Tools registered without `derived: true`: the ones the boot check covers. */
   staticTools(): ToolDef[] {
     return [...this.toolEntries.values()].filter((entry) => !entry.derived).map((entry) => entry.def);
   }
 
-  registerResource(def: ResourceDef): this {
+  registerResource(def: ResourceDef, options: RegisterOptions = {}): this {
     requireName('a resource', def?.uri, 'uri');
     requireName(`resource ${def.uri}`, def.name);
     requireFunction('resource', def.uri, def.read, 'read');
+    if (options.replace !== true && this.resourceDefs.has(def.uri)) refuseDuplicate('resource', def.uri, 'uri');
     this.resourceDefs.set(def.uri, def);
     this.changeSubject.next('resources');
     return this;
@@ -110,10 +206,13 @@ export class Registry {
     return [...this.resourceDefs.values()];
   }
 
-  registerResourceTemplate(def: ResourceTemplateDef): this {
+  registerResourceTemplate(def: ResourceTemplateDef, options: RegisterOptions = {}): this {
     requireName('a resource template', def?.uriTemplate, 'uriTemplate');
     requireName(`resource template ${def.uriTemplate}`, def.name);
     requireFunction('resource template', def.uriTemplate, def.read, 'read');
+    if (options.replace !== true && this.templateEntries.has(def.uriTemplate)) {
+      refuseDuplicate('resource template', def.uriTemplate, 'uriTemplate');
+    }
     this.templateEntries.set(def.uriTemplate, { def, match: compileUriTemplate(def.uriTemplate) });
     this.changeSubject.next('resources');
     return this;
@@ -142,9 +241,10 @@ export class Registry {
     return undefined;
   }
 
-  registerPrompt(def: PromptDef): this {
+  registerPrompt(def: PromptDef, options: RegisterOptions = {}): this {
     requireName('a prompt', def?.name);
     requireFunction('prompt', def.name, def.get, 'get');
+    if (options.replace !== true && this.promptDefs.has(def.name)) refuseDuplicate('prompt', def.name, 'name');
     this.promptDefs.set(def.name, def);
     this.changeSubject.next('prompts');
     return this;

@@ -101,6 +101,7 @@ export class McpServer {
   constructor(options: ServerOptions = {}) {
     this.options = resolveOptions(options);
     this.registry = this.options.registry;
+    this.registry.adoptLogger(this.options.logger);
     const events = new Subject<ServerEvent>();
     this.events$ = events.asObservable();
     this.connections = new Connections();

@@ -1,10 +1,13 @@
 /**
  * A tool definition and the sensitivity rule: a tool annotated
  * `destructiveHint: true` or `sensitive: true` must not be served without an
- * authorizer.
+ * authorizer. `ToolDef` is the untyped form the registry stores;
+ * `TypedToolDef` is what `registerTool` and `defineTool` accept, with the
+ * handler typed from the schemas (see tool-types.ts).
  */
 import type { CallbackReturn } from './callback.js';
 import type { CallContext } from './context.js';
+import type { ToolArgs, ToolResultOf, ToolReturn, ToolSchema } from './tool-types.js';
 
 export interface ToolAnnotations {
   title?: string;
@@ -27,32 +30,69 @@ export type ToolOutcome = unknown;
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => CallbackReturn<ToolOutcome>;
 
-export interface ToolDef {
+interface ToolFields {
   name: string;
   title?: string;
   description?: string;
-  /** Passed through to tools/list untouched. */
-  inputSchema?: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
   annotations?: ToolAnnotations;
   icons?: Icon[];
   /** Same effect as `annotations.destructiveHint: true` for the authorization rule. */
   sensitive?: boolean;
   _meta?: Record<string, unknown>;
-  handler: ToolHandler;
+}
+
+export interface ToolDef extends ToolFields {
+  /**
+   * A raw JSON Schema (passed through to tools/list untouched) or a Standard
+   * Schema (converted to JSON Schema for tools/list); either way with
+   * `type: "object"` at its root.
+   */
+  inputSchema?: ToolSchema;
+  outputSchema?: ToolSchema;
+  // A method, so a typed definition (narrower arguments) still is a ToolDef.
+  handler(args: Record<string, unknown>, ctx: CallContext): CallbackReturn<ToolOutcome>;
+}
+
+/** A tool whose handler's arguments and result the compiler checks against its schemas. */
+export interface TypedToolDef<
+  I extends ToolSchema | undefined = undefined,
+  O extends ToolSchema | undefined = undefined,
+  R extends ToolResultOf<O> = ToolResultOf<O>,
+> extends ToolFields {
+  inputSchema?: I;
+  outputSchema?: O;
+  handler: (args: ToolArgs<I>, ctx: CallContext) => ToolReturn<R>;
+}
+
+/**
+ * A typed tool definition kept for later (`registerTools`, a module of
+ * tools): the same checks as `registerTool` gives inline, returned as is.
+ */
+export function defineTool<
+  const I extends ToolSchema | undefined = undefined,
+  const O extends ToolSchema | undefined = undefined,
+  const R extends ToolResultOf<O> = ToolResultOf<O>,
+>(def: TypedToolDef<I, O, R>): ToolDef {
+  return def as ToolDef;
 }
 
 export function isSensitiveTool(def: ToolDef): boolean {
   return def.sensitive === true || def.annotations?.destructiveHint === true || def.annotations?.sensitive === true;
 }
 
+/** The JSON Schemas a tool is listed with (a Standard Schema's converted). */
+export interface ToolJsonSchemas {
+  readonly input: Record<string, unknown> | undefined;
+  readonly output: Record<string, unknown> | undefined;
+}
+
 /** The tools/list entry: everything but the handler and our own flags. */
-export function toolListing(def: ToolDef): Record<string, unknown> {
+export function toolListing(def: ToolDef, schemas: ToolJsonSchemas): Record<string, unknown> {
   const entry: Record<string, unknown> = { name: def.name };
   if (def.title !== undefined) entry.title = def.title;
   if (def.description !== undefined) entry.description = def.description;
-  entry.inputSchema = def.inputSchema ?? { type: 'object' };
-  if (def.outputSchema !== undefined) entry.outputSchema = def.outputSchema;
+  entry.inputSchema = schemas.input ?? { type: 'object' };
+  if (schemas.output !== undefined) entry.outputSchema = schemas.output;
   if (def.annotations !== undefined) entry.annotations = def.annotations;
   if (def.icons !== undefined) entry.icons = def.icons;
   if (def._meta !== undefined) entry._meta = def._meta;

@@ -1,19 +1,21 @@
 /**
- * Running a tool's handler: the arguments checked against its inputSchema,
- * its outcome read as a CallToolResult (and checked against its
- * outputSchema), a ToolError as an isError result with its message, any
- * other throw as a crash (logged, never returned to the client). A
- * synchronous handler's result is ready now; see eventual.ts.
+ * Running a tool's handler: the arguments checked against its inputSchema
+ * (the handler gets what the check hands back: a Standard Schema's output
+ * value, else the arguments as sent), its outcome read as a CallToolResult
+ * (and checked against its outputSchema), a ToolError as an isError result
+ * with its message, any other throw as a crash (logged, never returned to
+ * the client). A synchronous handler with synchronous checks has its result
+ * now; a check or a handler that answers later makes it Later (eventual.ts).
  */
 import type { Observable } from 'rxjs';
 import type { CallContext } from '../lib/context.js';
 import { callbackFailedToolResult, errorToolResult } from '../lib/errors.js';
 import { ProgressUpdate } from '../lib/progress.js';
 import type { ToolDef } from '../lib/tool-def.js';
-import type { SchemaCheck } from '../lib/tool-schemas.js';
+import type { CheckOutcome, SchemaCheck } from '../lib/tool-schemas.js';
 import { toCallToolResult, toStructuredToolResult, type CallToolResult } from '../lib/tool-result.js';
 import { callContext } from './call-context.js';
-import { isLaterAnswer, Later, type Eventual } from './eventual.js';
+import { isLaterAnswer, isThenable, Later, type Eventual } from './eventual.js';
 import { reportFailure, workerOptions } from './worker-scope.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import { worker } from './worker.js';
@@ -31,16 +33,28 @@ function isToolError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'ToolError';
 }
 
-function shapeResult(tool: ToolDef, checkOutput: SchemaCheck | null, outcome: unknown): CallToolResult {
+/** The shaped result once its structuredContent is checked; a Standard Schema's output value replaces it. */
+function checkedResult(tool: ToolDef, result: CallToolResult, outcome: unknown, checked: CheckOutcome): CallToolResult {
+  if (checked === null) return result;
+  if (typeof checked === 'string') {
+    return errorToolResult(`Tool ${tool.name} returned structuredContent that does not match its outputSchema: ${checked}`);
+  }
+  if (checked.value === result.structuredContent) return result;
+  // A plain object outcome's text is its JSON, so it follows the value; a CallToolResult's content is the handler's own.
+  return result.structuredContent === outcome
+    ? toStructuredToolResult(checked.value)
+    : { ...result, structuredContent: checked.value as Record<string, unknown> };
+}
+
+function shapeResult(tool: ToolDef, checkOutput: SchemaCheck | null, outcome: unknown): Eventual<CallToolResult> {
   const result = tool.outputSchema === undefined ? toCallToolResult(outcome) : toStructuredToolResult(outcome);
   if (checkOutput === null || result.isError === true) return result;
   if (result.structuredContent === undefined) {
     return errorToolResult(`Tool ${tool.name} declares an outputSchema but returned no structuredContent`);
   }
-  const problem = checkOutput(result.structuredContent);
-  return problem === null
-    ? result
-    : errorToolResult(`Tool ${tool.name} returned structuredContent that does not match its outputSchema: ${problem}`);
+  const checked = checkOutput(result.structuredContent);
+  if (!isThenable(checked)) return checkedResult(tool, result, outcome, checked);
+  return new Later<CallToolResult>(checked, (last) => checkedResult(tool, result, outcome, last as CheckOutcome), toolErrorResult);
 }
 
 /** A ToolError is the tool's own isError result; any other throw stays a crash. */
@@ -56,17 +70,34 @@ function toolErrorResult(error: unknown): CallToolResult {
  */
 export function runHandler(core: ServerCore, tool: ToolDef, args: Record<string, unknown>, ctx: CallContext): Eventual<CallToolResult> {
   const schemas = core.options.registry.toolSchemas(tool.name);
-  const inputProblem = schemas?.checkInput?.(args) ?? null;
-  if (inputProblem !== null) return errorToolResult(`Invalid arguments for tool ${tool.name}: ${inputProblem}`);
   const checkOutput = schemas?.checkOutput ?? null;
+  let checked: CheckOutcome | PromiseLike<CheckOutcome>;
+  try {
+    checked = schemas?.checkInput?.(args) ?? null;
+  } catch (error) {
+    return toolErrorResult(error);
+  }
+  if (!isThenable(checked)) return runChecked(tool, args, checked, checkOutput, ctx);
+  return new Later<CallToolResult>(checked, (last) => runChecked(tool, args, last as CheckOutcome, checkOutput, ctx), toolErrorResult);
+}
+
+function runChecked(
+  tool: ToolDef,
+  args: Record<string, unknown>,
+  checked: CheckOutcome,
+  checkOutput: SchemaCheck | null,
+  ctx: CallContext,
+): Eventual<CallToolResult> {
+  if (typeof checked === 'string') return errorToolResult(`Invalid arguments for tool ${tool.name}: ${checked}`);
+  const handlerArgs = checked === null ? args : (checked.value as Record<string, unknown>);
   let answer: unknown;
   try {
-    answer = tool.handler(args, ctx);
+    answer = tool.handler(handlerArgs, ctx);
     if (!isLaterAnswer(answer)) return shapeResult(tool, checkOutput, answer);
   } catch (error) {
     return toolErrorResult(error);
   }
-  const shape = (last: unknown): CallToolResult => {
+  const shape = (last: unknown): Eventual<CallToolResult> => {
     try {
       return shapeResult(tool, checkOutput, last);
     } catch (error) {
