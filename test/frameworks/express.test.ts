@@ -7,46 +7,21 @@
  * client runs the whole scenario in both shapes, and over the legacy SSE
  * transport below the mount.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, test } from 'vitest';
-import { createServer, Registry } from '../../lib/index.js';
+import { describe, expect, test } from 'vitest';
 import { initializeMessage, postJson } from '../http/helpers.js';
-import { describeSdkScenario } from '../http/sdk-scenario.js';
-import { mountExpress, type MountedApp } from './mounts.js';
+import { bareServer, closedAfterEach, describeSdkScenarios, mountExpress, type MountedApp } from './mounts.js';
 
-describeSdkScenario(
-  'official SDK client, Express: express.json() first, app.use("/mcp", handler)',
-  'http',
-  ({ http }) => new StreamableHTTPClientTransport(new URL(http.url)),
-  (server, options) => mountExpress(server, options, '/mcp'),
+// Under the mount the legacy transport is below it too (/mcp/sse, /mcp/messages).
+describeSdkScenarios('official SDK client, Express: express.json() first, app.use("/mcp", handler)', (server, options) =>
+  mountExpress(server, options, '/mcp'),
 );
-
-describeSdkScenario(
-  'official SDK client, Express: legacy SSE below the mount (/mcp/sse, /mcp/messages)',
-  'sse',
-  ({ http }) => new SSEClientTransport(new URL(http.sseUrl!)),
-  (server, options) => mountExpress(server, options, '/mcp'),
-);
-
-describeSdkScenario(
-  'official SDK client, Express: app.use(handler) at the root',
-  'http',
-  ({ http }) => new StreamableHTTPClientTransport(new URL(http.url)),
-  (server, options) => mountExpress(server, options, '/'),
-);
+describeSdkScenarios('official SDK client, Express: app.use(handler) at the root', (server, options) => mountExpress(server, options, '/'), ['http']);
 
 describe('Express composition', () => {
-  let app: MountedApp | undefined;
-  const server = () => createServer({ registry: new Registry() });
-
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-  });
+  const keep = closedAfterEach<MountedApp>();
 
   test('under app.use("/mcp", ...): the mount path is the endpoint; a parsed body is answered, not waited for', async () => {
-    app = await mountExpress(server(), { requireAuthorization: false }, '/mcp');
+    const app = keep(await mountExpress(bareServer(), { requireAuthorization: false }, '/mcp'));
     const response = await postJson(`${app.base}/mcp`, initializeMessage());
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toMatch(/./);
@@ -54,7 +29,7 @@ describe('Express composition', () => {
   });
 
   test('under app.use("/mcp", ...): a path below the mount it does not serve goes on to the app (its 404, not ours)', async () => {
-    app = await mountExpress(server(), { requireAuthorization: false }, '/mcp');
+    const app = keep(await mountExpress(bareServer(), { requireAuthorization: false }, '/mcp'));
     const response = await fetch(`${app.base}/mcp/nothing-here`);
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/text\/html/);
@@ -62,7 +37,7 @@ describe('Express composition', () => {
   });
 
   test('at the root: the app\'s own routes still answer, before and after the handler', async () => {
-    app = await mountExpress(server(), { requireAuthorization: false }, '/');
+    const app = keep(await mountExpress(bareServer(), { requireAuthorization: false }, '/'));
     const hello = await fetch(`${app.base}/hello`);
     expect(await hello.text()).toBe('hello');
     const echo = await postJson(`${app.base}/api/echo`, { a: 1 });
@@ -76,7 +51,7 @@ describe('Express composition', () => {
   });
 
   test('the guards still hold behind express.json(): a foreign Origin is 403, an unknown protocol version 400', async () => {
-    app = await mountExpress(server(), { requireAuthorization: false }, '/mcp');
+    const app = keep(await mountExpress(bareServer(), { requireAuthorization: false }, '/mcp'));
     const foreign = await postJson(`${app.base}/mcp`, initializeMessage(), { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
     const version = await postJson(`${app.base}/mcp`, initializeMessage(), { 'mcp-protocol-version': '1999-01-01' });

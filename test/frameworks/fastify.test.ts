@@ -5,39 +5,19 @@
  * JSON-RPC shapes. The official client runs the whole scenario, at the
  * root and under a registration prefix.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, test } from 'vitest';
-import { createServer, Registry } from '../../lib/index.js';
+import { describe, expect, test } from 'vitest';
 import { initializeMessage, postJson } from '../http/helpers.js';
-import { describeSdkScenario } from '../http/sdk-scenario.js';
-import { mountFastify } from './mounts.js';
+import { bareServer, closedAfterEach, describeSdkScenarios, mountFastify } from './mounts.js';
 
-describeSdkScenario(
-  'official SDK client, Fastify plugin (Fastify parses the body)',
-  'http',
-  ({ http }) => new StreamableHTTPClientTransport(new URL(http.url)),
-  (server, options) => mountFastify(server, options),
-);
-
-describeSdkScenario(
-  'official SDK client, Fastify plugin registered with { prefix: "/api" }, legacy SSE',
-  'sse',
-  ({ http }) => new SSEClientTransport(new URL(http.sseUrl!)),
-  (server, options) => mountFastify(server, options, '/api'),
+describeSdkScenarios('official SDK client, Fastify plugin (Fastify parses the body) under { prefix: "/api" }', (server, options) =>
+  mountFastify(server, options, '/api'),
 );
 
 describe('Fastify composition', () => {
-  let app: Awaited<ReturnType<typeof mountFastify>> | undefined;
-  const server = () => createServer({ registry: new Registry() });
-
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-  });
+  const keep = closedAfterEach<Awaited<ReturnType<typeof mountFastify>>>();
 
   test('the body Fastify parsed is the one answered; the app\'s own route still answers', async () => {
-    app = await mountFastify(server(), { requireAuthorization: false });
+    const app = keep(await mountFastify(bareServer(), { requireAuthorization: false }));
     const response = await postJson(app.url, initializeMessage());
     expect(response.status).toBe(200);
     expect(((await response.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
@@ -47,13 +27,13 @@ describe('Fastify composition', () => {
   });
 
   test('under a prefix the endpoint is prefix + endpoint', async () => {
-    app = await mountFastify(server(), { requireAuthorization: false }, '/api');
+    const app = keep(await mountFastify(bareServer(), { requireAuthorization: false }, '/api'));
     expect((await postJson(`${app.base}/api/mcp`, initializeMessage())).status).toBe(200);
     expect((await postJson(`${app.base}/mcp`, initializeMessage())).status).toBe(404);
   });
 
   test('what Fastify\'s parser refuses is answered in JSON-RPC shapes: 413 over maxBodyBytes, -32700 for bad JSON, 415', async () => {
-    app = await mountFastify(server(), { requireAuthorization: false, maxBodyBytes: 1024 });
+    const app = keep(await mountFastify(bareServer(), { requireAuthorization: false, maxBodyBytes: 1024 }));
     const large = await postJson(app.url, { ...initializeMessage(), padding: 'x'.repeat(2048) });
     expect(large.status).toBe(413);
     expect(await large.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.stringContaining('1024 bytes') } });
@@ -66,11 +46,10 @@ describe('Fastify composition', () => {
   });
 
   test('closing the app ends the sessions', async () => {
-    app = await mountFastify(server(), { requireAuthorization: false });
+    const app = await mountFastify(bareServer(), { requireAuthorization: false });
     expect((await postJson(app.url, initializeMessage())).status).toBe(200);
     expect(app.stats().sessions).toBe(1);
     await app.close();
     expect(app.stats().sessions).toBe(0);
-    app = undefined;
   });
 });

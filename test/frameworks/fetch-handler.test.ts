@@ -9,30 +9,15 @@
  * cut off at maxStreamBufferBytes.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConfigError, createServer, Registry, type McpServer } from '../../lib/index.js';
 import { createFetchHandler, type FetchHandler } from '../../transports/index.js';
 import { eventually, initializeMessage, PROTOCOL, SseReader } from '../http/helpers.js';
-import { describeSdkScenario } from '../http/sdk-scenario.js';
-import { mountFetch, type MountedApp } from './mounts.js';
+import { closedAfterEach, describeSdkScenarios, mountFetch, type MountedApp } from './mounts.js';
 
-for (const via of ['bridge', 'hono-node-server'] as const) {
-  describeSdkScenario(
-    `official SDK client, fetch handler on ${via}`,
-    'http',
-    ({ http }) => new StreamableHTTPClientTransport(new URL(http.url)),
-    (server, options) => mountFetch(server, options, via),
-  );
-}
-
-describeSdkScenario(
-  'official SDK client, fetch handler on the bridge: legacy SSE',
-  'sse',
-  ({ http }) => new SSEClientTransport(new URL(http.sseUrl!)),
-  (server, options) => mountFetch(server, options, 'bridge'),
-);
+describeSdkScenarios('official SDK client, fetch handler on the node:http bridge', (server, options) => mountFetch(server, options, 'bridge'));
+describeSdkScenarios('official SDK client, fetch handler on @hono/node-server', (server, options) => mountFetch(server, options, 'hono-node-server'), ['http']);
 
 function progressServer(): McpServer {
   const registry = new Registry().registerTool({
@@ -47,14 +32,10 @@ function progressServer(): McpServer {
 }
 
 describe.each(['bridge', 'hono-node-server'] as const)('official SDK client, fetch handler on %s: notifications on the SSE answer', (via) => {
-  let app: MountedApp | undefined;
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-  });
+  const keep = closedAfterEach<MountedApp>();
 
   test('progress notifications arrive before the reply', async () => {
-    app = await mountFetch(progressServer(), { requireAuthorization: false }, via);
+    const app = keep(await mountFetch(progressServer(), { requireAuthorization: false }, via));
     const client = new Client({ name: 'sdk-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(app.url)));
     const seen: string[] = [];

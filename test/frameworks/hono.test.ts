@@ -5,41 +5,19 @@
  * with `next()`. The official client runs the whole scenario, over
  * Streamable HTTP and the legacy SSE transport.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Hono } from 'hono';
-import { afterEach, describe, expect, test } from 'vitest';
-import { createServer, Registry } from '../../lib/index.js';
+import { describe, expect, test } from 'vitest';
 import { createHonoHandler } from '../../transports/frameworks/hono.js';
 import { initializeMessage, postJson } from '../http/helpers.js';
-import { describeSdkScenario } from '../http/sdk-scenario.js';
-import { mountHono } from './mounts.js';
+import { bareServer, closedAfterEach, describeSdkScenarios, mountHono } from './mounts.js';
 
-describeSdkScenario(
-  'official SDK client, Hono: a body-reading middleware first',
-  'http',
-  ({ http }) => new StreamableHTTPClientTransport(new URL(http.url)),
-  (server, options) => mountHono(server, options),
-);
-
-describeSdkScenario(
-  'official SDK client, Hono: legacy SSE',
-  'sse',
-  ({ http }) => new SSEClientTransport(new URL(http.sseUrl!)),
-  (server, options) => mountHono(server, options),
-);
+describeSdkScenarios('official SDK client, Hono: a body-reading middleware first', mountHono);
 
 describe('Hono composition', () => {
-  let app: Awaited<ReturnType<typeof mountHono>> | undefined;
-  const server = () => createServer({ registry: new Registry() });
-
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-  });
+  const keep = closedAfterEach<Awaited<ReturnType<typeof mountHono>>>();
 
   test('a body a middleware read is answered; the app\'s own routes still answer', async () => {
-    app = await mountHono(server(), { requireAuthorization: false });
+    const app = keep(await mountHono(bareServer(), { requireAuthorization: false }));
     const response = await postJson(app.url, initializeMessage());
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toMatch(/./);
@@ -54,7 +32,7 @@ describe('Hono composition', () => {
       new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body });
 
     test('read as text: checked against maxBodyBytes and parsed like any body', async () => {
-      const handler = createHonoHandler(server(), { requireAuthorization: false, maxBodyBytes: 512 });
+      const handler = createHonoHandler(bareServer(), { requireAuthorization: false, maxBodyBytes: 512 });
       const hono = new Hono().use(async (c, next) => {
         await c.req.text();
         await next();
@@ -71,7 +49,7 @@ describe('Hono composition', () => {
     });
 
     test('drained from the raw Request with nothing cached: a clear 500, not a hang', async () => {
-      const handler = createHonoHandler(server(), { requireAuthorization: false });
+      const handler = createHonoHandler(bareServer(), { requireAuthorization: false });
       const hono = new Hono().use(async (c, next) => {
         await c.req.raw.text();
         await next();

@@ -7,19 +7,45 @@
 import { createServer as createNodeServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve as serveHono } from '@hono/node-server';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import type { McpServer } from '../../lib/index.js';
+import { afterEach } from 'vitest';
+import { createServer, Registry, type McpServer } from '../../lib/index.js';
 import { createExpressHandler } from '../../transports/frameworks/express.js';
 import { createFastifyPlugin } from '../../transports/frameworks/fastify.js';
 import { createHonoHandler } from '../../transports/frameworks/hono.js';
 import { createFetchHandler, type HttpHandlerOptions } from '../../transports/index.js';
-import type { Mounted } from '../http/sdk-scenario.js';
+import { describeSdkScenario, type Mount, type Mounted } from '../http/sdk-scenario.js';
 import { nodeToFetch } from './fetch-bridge.js';
 
 export interface MountedApp extends Mounted {
   readonly base: string;
+}
+
+/** The official client's scenario over Streamable HTTP and, unless told otherwise, over the legacy SSE transport, on one mount. */
+export function describeSdkScenarios(name: string, mount: Mount, transports: readonly ('http' | 'sse')[] = ['http', 'sse']): void {
+  if (transports.includes('http')) {
+    describeSdkScenario(`${name}: Streamable HTTP`, 'http', ({ http }) => new StreamableHTTPClientTransport(new URL(http.url)), mount);
+  }
+  if (transports.includes('sse')) {
+    describeSdkScenario(`${name}: legacy SSE`, 'sse', ({ http }) => new SSEClientTransport(new URL(http.sseUrl!)), mount);
+  }
+}
+
+/** A server with nothing registered, for the tests that only look at the transport. */
+export const bareServer = (): McpServer => createServer({ registry: new Registry() });
+
+/** Keeps the app each test mounts and closes it after the test. */
+export function closedAfterEach<T extends { close(): Promise<void> }>(): (app: T) => T {
+  let current: T | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return (app) => (current = app);
 }
 
 async function listen(server: Server): Promise<string> {

@@ -26,12 +26,6 @@ export function decodeJson(text: string): BodyResult {
   }
 }
 
-/** The declared Content-Length is over the limit: refuse before reading a byte. */
-export function declaredTooLarge(contentLength: string | null | undefined, maxBytes: number): boolean {
-  const declared = Number(contentLength);
-  return Number.isFinite(declared) && declared > maxBytes;
-}
-
 /** A body read before the transport saw the request. */
 export function fromReadBody(body: unknown, maxBytes: number): BodyResult {
   if (typeof body === 'string') return Buffer.byteLength(body) > maxBytes ? tooLarge(maxBytes) : decodeJson(body);
@@ -47,7 +41,7 @@ export function fromReadBody(body: unknown, maxBytes: number): BodyResult {
  * was left on the request: nothing to read, and waiting would hang. It is
  * the server's set-up, not the client's message, that is wrong.
  */
-export const BODY_ALREADY_READ: BodyResult = {
+const BODY_ALREADY_READ: BodyResult = {
   ok: false,
   status: 500,
   body: transportRefusal(
@@ -55,3 +49,21 @@ export const BODY_ALREADY_READ: BodyResult = {
       '(mount the MCP handler before the body parser, or use one that sets req.body)',
   ),
 };
+
+/**
+ * What every reader settles before reading: a body read before it (as it
+ * was left), a stream drained with nothing left, a declared Content-Length
+ * over the limit (refused before a byte is read). Undefined: read the stream.
+ */
+export function settledBeforeReading(
+  readBefore: unknown,
+  drained: boolean,
+  contentLength: string | null | undefined,
+  maxBytes: number,
+): BodyResult | undefined {
+  if (readBefore !== undefined) return fromReadBody(readBefore, maxBytes);
+  if (drained) return BODY_ALREADY_READ;
+  const declared = Number(contentLength);
+  if (Number.isFinite(declared) && declared > maxBytes) return tooLarge(maxBytes);
+  return undefined;
+}

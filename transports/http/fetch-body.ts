@@ -5,7 +5,7 @@
  * left it; a body already used with nothing passed in is a clear 500, never
  * a wait.
  */
-import { BODY_ALREADY_READ, decodeJson, declaredTooLarge, fromReadBody, tooLarge, type BodyResult } from './body.js';
+import { decodeJson, settledBeforeReading, tooLarge, type BodyResult } from './body.js';
 import type { RequestHead } from './exchange.js';
 
 /** A fetch request as the router sees it: its head, the Request, and a body read before the handler, if any. */
@@ -45,10 +45,9 @@ export function readFetchBody(
   done: (result: BodyResult) => void,
   failed: (error: Error) => void,
 ): void {
-  if (req.body !== undefined) return done(fromReadBody(req.body, maxBytes));
   const { request } = req;
-  if (request.bodyUsed) return done(BODY_ALREADY_READ);
-  if (declaredTooLarge(request.headers.get('content-length'), maxBytes)) return done(tooLarge(maxBytes));
+  const settled = settledBeforeReading(req.body, request.bodyUsed, request.headers.get('content-length'), maxBytes);
+  if (settled !== undefined) return done(settled);
   if (request.body === null) return done(decodeJson(''));
   collect(request.body.getReader(), maxBytes).then(done, (error: unknown) =>
     failed(error instanceof Error ? error : new Error(String(error))),

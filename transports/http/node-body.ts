@@ -9,7 +9,7 @@
  * POST should not pay for one.
  */
 import type { IncomingMessage } from 'node:http';
-import { BODY_ALREADY_READ, decodeJson, declaredTooLarge, fromReadBody, tooLarge, type BodyResult } from './body.js';
+import { decodeJson, settledBeforeReading, tooLarge, type BodyResult } from './body.js';
 
 /** A request a framework may have read the body of already. */
 export interface NodeRequest extends IncomingMessage {
@@ -68,9 +68,8 @@ export function readNodeBody(
   done: (result: BodyResult) => void,
   failed: (error: Error) => void,
 ): void {
-  if (req.body !== undefined) return done(fromReadBody(req.body, maxBytes));
-  if (req.readableEnded) return done(BODY_ALREADY_READ);
-  if (declaredTooLarge(req.headers['content-length'], maxBytes)) return done(tooLarge(maxBytes));
+  const settled = settledBeforeReading(req.body, req.readableEnded, req.headers['content-length'], maxBytes);
+  if (settled !== undefined) return done(settled);
   new BodyReader(req, maxBytes, done, failed);
 }
 
