@@ -8,7 +8,9 @@ export type { WebSocketTransport, ServeWebSocketOptions, AttachWebSocketOptions,
 export { assertNetworkBootAllowed, authorizationRequired } from './boot-guard.js';
 export type { BootGuardOptions, GuardedServer } from './boot-guard.js';
 export { createHttpHandler } from './http/handler.js';
-export type { HttpHandler, HttpHandlerStats } from './http/handler.js';
+export type { HttpHandler, HttpHandlerStats, NextFunction } from './http/handler.js';
+export { createFetchHandler } from './http/fetch-handler.js';
+export type { FetchHandler, FetchHandleOptions } from './http/fetch-handler.js';
 export type { HttpHandlerOptions } from './http/options.js';
 export { serveHttp } from './http/serve.js';
 export type { HttpServerHandle, ServeHttpOptions } from './http/serve.js';

@@ -2,7 +2,8 @@
  * The black-box scenario both HTTP transports must pass with the official
  * SDK client: initialize, list and call tools, an elicitation approved and
  * one declined, a resource notification after subscribe, a broadcast, and a
- * cancel that aborts the server handler's signal.
+ * cancel that aborts the server handler's signal. The transport is mounted
+ * by `mount` (default serveHttp; the framework adapters bring their own).
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,17 +14,39 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createServer, Registry, type McpServer } from '../../lib/index.js';
-import { serveHttp, type HttpServerHandle } from '../../transports/index.js';
+import { serveHttp, type HttpHandlerOptions, type HttpHandlerStats } from '../../transports/index.js';
 import { eventually } from './helpers.js';
 
-export interface ScenarioContext {
-  readonly http: HttpServerHandle;
+/** The transport served somewhere on 127.0.0.1. */
+export interface Mounted {
+  /** The streamable HTTP endpoint. */
+  readonly url: string;
+  /** The legacy SSE stream, or null where it is not served. */
+  readonly sseUrl: string | null;
+  stats(): HttpHandlerStats;
+  close(): Promise<void>;
 }
 
-export function describeSdkScenario(name: string, transportKind: 'http' | 'sse', makeTransport: (ctx: ScenarioContext) => Transport): void {
+export type Mount = (server: McpServer, options: HttpHandlerOptions) => Promise<Mounted>;
+
+export interface ScenarioContext {
+  readonly http: Mounted;
+}
+
+async function mountServeHttp(server: McpServer, options: HttpHandlerOptions): Promise<Mounted> {
+  const http = await serveHttp(server, { port: 0, host: '127.0.0.1', ...options });
+  return { url: http.url, sseUrl: http.sseUrl, stats: http.handler.stats, close: () => http.close() };
+}
+
+export function describeSdkScenario(
+  name: string,
+  transportKind: 'http' | 'sse',
+  makeTransport: (ctx: ScenarioContext) => Transport,
+  mount: Mount = mountServeHttp,
+): void {
   describe(name, () => {
     let server: McpServer;
-    let http: HttpServerHandle;
+    let http: Mounted;
     let client: Client;
     let answer: 'approve' | 'decline';
     let elicited: string[];
@@ -65,7 +88,7 @@ export function describeSdkScenario(name: string, transportKind: 'http' | 'sse',
         authorizerSource: 'configured',
         readAuthorizer: () => 'allow',
       });
-      http = await serveHttp(server, { port: 0, host: '127.0.0.1', requireAuthorization: true });
+      http = await mount(server, { requireAuthorization: true });
       client = new Client({ name: 'sdk-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
         elicited.push(request.params.message);
@@ -86,7 +109,7 @@ export function describeSdkScenario(name: string, transportKind: 'http' | 'sse',
       expect(tools.tools.map((t) => t.name)).toEqual(['echo', 'deploy', 'slow']);
       expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
       expect(seenTransports).toContain(transportKind);
-      expect(http.handler.stats().sessions).toBe(1);
+      expect(http.stats().sessions).toBe(1);
     });
 
     test('an elicitation approved runs the tool; one declined is the deny', async () => {

@@ -1,88 +1,69 @@
 /**
- * Reading a POST body: at most `maxBytes` (a larger declared or streamed body
- * is a 413, and the rest is not read), then JSON. Undecodable bytes are the
- * contract's -32700 with `id: null`, as a 400. A read error of the request
- * stream is passed on as is.
- * It calls back rather than resolving a Promise: the hot path of every
- * POST should not pay for one.
+ * A POST body as JSON, whoever read it: at most `maxBytes` (more is a 413),
+ * then parsed; undecodable text is the contract's -32700 with `id: null`,
+ * as a 400. The readers (`node-body.ts`, `fetch-body.ts`) bring the bytes;
+ * a body a framework already read (`express.json()`, Fastify's parser, a
+ * Hono middleware) comes here as it was left: text or bytes are checked and
+ * parsed like any body, a value is the parsed body itself (the parser that
+ * made it applied its own limit).
  */
-import type { IncomingMessage } from 'node:http';
 import { parseError, transportRefusal } from '../../lib/errors.js';
 
 export type BodyResult =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly status: 400 | 413; readonly body: unknown };
+  | { readonly ok: false; readonly status: 400 | 413 | 500; readonly body: unknown };
 
-function tooLarge(maxBytes: number): BodyResult {
+export function tooLarge(maxBytes: number): BodyResult {
   return { ok: false, status: 413, body: transportRefusal(`Payload Too Large: the body limit is ${maxBytes} bytes`) };
 }
 
-function decode(bytes: Buffer): BodyResult {
+export function decodeJson(text: string): BodyResult {
   try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) as unknown };
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     return { ok: false, status: 400, body: parseError(detail) };
   }
 }
 
-/** One body being collected; its listeners go when it is done. */
-class BodyReader {
-  private first: Buffer | undefined;
-  private rest: Buffer[] | undefined;
-  private size = 0;
-
-  constructor(
-    private readonly req: IncomingMessage,
-    private readonly maxBytes: number,
-    private readonly done: (result: BodyResult) => void,
-    private readonly failed: (error: Error) => void,
-  ) {
-    req.on('data', this.onData);
-    req.on('end', this.onEnd);
-    req.on('error', this.onError);
+/** A body read before the transport saw the request. */
+export function fromReadBody(body: unknown, maxBytes: number): BodyResult {
+  if (typeof body === 'string') return Buffer.byteLength(body) > maxBytes ? tooLarge(maxBytes) : decodeJson(body);
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > maxBytes) return tooLarge(maxBytes);
+    return decodeJson(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
   }
-
-  private readonly onData = (chunk: Buffer): void => {
-    this.size += chunk.length;
-    if (this.size > this.maxBytes) {
-      this.cleanup();
-      this.done(tooLarge(this.maxBytes));
-      return;
-    }
-    if (this.first === undefined) this.first = chunk;
-    else (this.rest ??= [this.first]).push(chunk);
-  };
-
-  private readonly onEnd = (): void => {
-    this.cleanup();
-    const bytes = this.rest !== undefined ? Buffer.concat(this.rest, this.size) : (this.first ?? Buffer.alloc(0));
-    this.done(decode(bytes));
-  };
-
-  private readonly onError = (error: Error): void => {
-    this.cleanup();
-    this.failed(error);
-  };
-
-  private cleanup(): void {
-    this.req.off('data', this.onData);
-    this.req.off('end', this.onEnd);
-    this.req.off('error', this.onError);
-  }
+  return { ok: true, value: body };
 }
 
-export function readJsonBody(
-  req: IncomingMessage,
+/**
+ * The body stream was drained by something before the transport and no body
+ * was left on the request: nothing to read, and waiting would hang. It is
+ * the server's set-up, not the client's message, that is wrong.
+ */
+const BODY_ALREADY_READ: BodyResult = {
+  ok: false,
+  status: 500,
+  body: transportRefusal(
+    'Internal Server Error: the request body was read before the MCP handler and no parsed body was left on the request ' +
+      '(mount the MCP handler before the body parser, or use one that sets req.body)',
+  ),
+};
+
+/**
+ * What every reader settles before reading: a body read before it (as it
+ * was left), a stream drained with nothing left, a declared Content-Length
+ * over the limit (refused before a byte is read). Undefined: read the stream.
+ */
+export function settledBeforeReading(
+  readBefore: unknown,
+  drained: boolean,
+  contentLength: string | null | undefined,
   maxBytes: number,
-  done: (result: BodyResult) => void,
-  failed: (error: Error) => void,
-): void {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    done(tooLarge(maxBytes));
-    return;
-  }
-  new BodyReader(req, maxBytes, done, failed);
+): BodyResult | undefined {
+  if (readBefore !== undefined) return fromReadBody(readBefore, maxBytes);
+  if (drained) return BODY_ALREADY_READ;
+  const declared = Number(contentLength);
+  if (Number.isFinite(declared) && declared > maxBytes) return tooLarge(maxBytes);
+  return undefined;
 }
-

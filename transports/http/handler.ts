@@ -1,141 +1,86 @@
 /**
  * createHttpHandler: streamable HTTP and the legacy HTTP+SSE transport as one
- * `node:http` request handler, mountable in a plain `http.createServer`.
+ * `node:http` request handler, for a plain `http.createServer` or as
+ * middleware (`app.use(handler)` in Express and the routers like it).
  *
- * Creating it runs the network boot guard. Every request passes the
- * Host/Origin guard (403) and, when it carries one, the
- * `MCP-Protocol-Version` check (400 for a revision we do not speak; none
- * means 2025-03-26) before its path is looked at. `close()` ends every
- * session and stream; requests after it are a 503.
+ * As middleware it composes: a body a parser already read (`req.body`) is
+ * used as it is; under a mount path (`app.use('/mcp', handler)`, which
+ * leaves `/` in `req.url` and `/mcp` in `req.baseUrl`) its paths are matched
+ * below the mount, or the mount path itself is the endpoint; and a request
+ * for a path it does not serve goes to `next()`. Without a `next` such a
+ * request is a 404, as from any server of its own. Routing, guards and
+ * sessions are the router's (router.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions.js';
 import type { McpServer } from '../../lib/server.js';
-import { assertNetworkBootAllowed } from '../boot-guard.js';
-import type { HttpContext, HttpSession } from './context.js';
-import { KeepAliveClock } from './keep-alive.js';
-import { openLegacyStream, postLegacyMessage } from './legacy-sse.js';
-import { resolveHttpOptions, type HttpHandlerOptions, type ResolvedHttpOptions } from './options.js';
-import { hostAndOriginGuard } from './origin-guard.js';
-import { refuse, sendJson } from './responses.js';
-import { SessionTable } from './sessions.js';
-import { SseWriter } from './sse-writer.js';
-import { handleDelete, handleGet, handlePost } from './streamable.js';
+import { readNodeBody, type NodeRequest } from './node-body.js';
+import type { HttpHandlerOptions, ResolvedHttpOptions } from './options.js';
+import { createHttpRouter, type HttpHandlerStats, type HttpRouter, type RequestTarget } from './router.js';
 
-export interface HttpHandlerStats {
-  readonly sessions: number;
-  /** SSE responses currently open, on both transports. */
-  readonly openStreams: number;
-}
+export type { HttpHandlerStats } from './router.js';
+
+/** Express's `next`: called (with no argument) for a request this handler leaves to the app. */
+export type NextFunction = (error?: unknown) => void;
 
 export interface HttpHandler {
-  (req: IncomingMessage, res: ServerResponse): void;
+  (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
   /** Ends every session (their connections to the server) and every stream. */
   close(): void;
   stats(): HttpHandlerStats;
   readonly options: ResolvedHttpOptions;
 }
 
-function methodNotAllowed(res: ServerResponse, allow: string): void {
-  refuse(res, 405, `Method Not Allowed: use ${allow}`, { Allow: allow });
+/** A request as Express leaves it in a mounted middleware: the mount path in `baseUrl`, the rest in `url`. */
+interface MountedRequest extends NodeRequest {
+  baseUrl?: unknown;
 }
 
-function protocolVersionRefusal(req: IncomingMessage): string | undefined {
-  const value = req.headers['mcp-protocol-version'];
-  if (value === undefined) return undefined;
-  const version = Array.isArray(value) ? value[0] : value;
-  if (isSupportedProtocolVersion(version)) return undefined;
-  return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
-}
+const BASE = 'http://localhost';
 
 /** The configured paths that a URL parse leaves as they are: a request naming one exactly can skip the parse. */
 function plainPaths(paths: readonly (string | null)[]): ReadonlySet<string> {
   const plain = new Set<string>();
   for (const path of paths) {
-    if (path !== null && new URL(path, 'http://localhost').pathname === path) plain.add(path);
+    if (path !== null && new URL(path, BASE).pathname === path) plain.add(path);
   }
   return plain;
 }
 
-export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
-  const resolved = resolveHttpOptions(options);
-  assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'HTTP' });
-  const logger = server.logger;
-  const checkHostAndOrigin = hostAndOriginGuard(resolved);
-  const keepAlive = new KeepAliveClock(resolved.keepAliveMs, server.scheduler);
-  const knownPaths = plainPaths([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath]);
-  let openStreams = 0;
-  let closed = false;
-  const ctx: HttpContext = {
-    server,
-    options: resolved,
-    sessions: new SessionTable<HttpSession>({
-      maxSessions: resolved.maxSessions,
-      idleTimeoutMs: resolved.sessionIdleTimeoutMs,
-      scheduler: server.scheduler,
-    }),
-    logger,
-    openWriter(res, sessionId) {
-      const writer = new SseWriter(res, { maxBufferedBytes: resolved.maxStreamBufferBytes, keepAlive });
-      const release = ctx.sessions.hold(sessionId);
-      openStreams += 1;
-      writer.onClose((reason) => {
-        openStreams -= 1;
-        release();
-        if (reason === 'cut-off') logger.warn({ sessionId }, 'SSE reader too slow: stream cut off');
-      });
-      return writer;
-    },
-    fail(res, error) {
-      logger.error({ err: error }, 'MCP HTTP handler failed');
-      if (!res.headersSent) refuse(res, 500, 'Internal Server Error');
-      else res.destroy();
-    },
-  };
-
-  function route(req: IncomingMessage, res: ServerResponse): void {
-    if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
-    const guard = checkHostAndOrigin(req);
-    if (!guard.ok) return refuse(res, 403, guard.reason);
-    const versionRefusal = protocolVersionRefusal(req);
-    if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
-    const target = req.url ?? '/';
-    // A request for one of our paths as is needs no URL parse; anything else is parsed (and normalised) as before.
-    const url = knownPaths.has(target) ? undefined : new URL(target, 'http://localhost');
-    const pathname = url === undefined ? target : url.pathname;
-    const method = req.method ?? 'GET';
-    switch (pathname) {
-      case resolved.endpoint:
-        if (method === 'POST') return handlePost(ctx, req, res);
-        if (method === 'GET') return handleGet(ctx, req, res);
-        if (method === 'DELETE') return handleDelete(ctx, req, res);
-        return methodNotAllowed(res, 'GET, POST, DELETE');
-      case resolved.healthPath:
-        if (method !== 'GET') return methodNotAllowed(res, 'GET');
-        return sendJson(res, 200, { status: 'ok', sessions: ctx.sessions.size });
-      case resolved.ssePath:
-        if (method !== 'GET') return methodNotAllowed(res, 'GET');
-        return openLegacyStream(ctx, resolved.messagesPath!, req, res);
-      case resolved.messagesPath:
-        if (method !== 'POST') return methodNotAllowed(res, 'POST');
-        return postLegacyMessage(ctx, req, res, url ?? new URL(target, 'http://localhost'));
-      default:
-        return refuse(res, 404, `Not Found: ${pathname}`);
-    }
+function pathnameOf(url: string, plain: ReadonlySet<string>): string {
+  if (plain.has(url)) return url;
+  try {
+    return new URL(url, BASE).pathname;
+  } catch {
+    return url; // not a path any route has: it falls through to next() or the 404
   }
+}
 
-  const handler = ((req: IncomingMessage, res: ServerResponse) => {
-    try {
-      route(req, res);
-    } catch (error) {
-      ctx.fail(res, error);
-    }
+/** Where a node request goes: below its mount path, or the mount path itself; undefined when no path of the router's. */
+export function locateNodeRequest(router: HttpRouter<NodeRequest>, req: MountedRequest, plain: ReadonlySet<string>): RequestTarget | undefined {
+  const url = req.url ?? '/';
+  const pathname = pathnameOf(url, plain);
+  const mount = typeof req.baseUrl === 'string' ? req.baseUrl : '';
+  if (router.serves(pathname)) return { pathname, url, mount };
+  if (mount !== '') {
+    const full = pathname === '/' ? mount : `${mount}${pathname}`;
+    if (router.serves(full)) return { pathname: full, url, mount: '' };
+  }
+  return undefined;
+}
+
+export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
+  const router = createHttpRouter<NodeRequest>(server, options, readNodeBody);
+  const { endpoint, healthPath, ssePath, messagesPath } = router.options;
+  const plain = plainPaths([endpoint, healthPath, ssePath, messagesPath]);
+  const handler = ((req: MountedRequest, res: ServerResponse, next?: NextFunction) => {
+    const target = locateNodeRequest(router, req, plain);
+    if (target !== undefined) return router.route(req, res, target);
+    if (next !== undefined) return next();
+    const url = req.url ?? '/';
+    router.route(req, res, { pathname: pathnameOf(url, plain), url, mount: '' });
   }) as HttpHandler;
-  handler.close = () => {
-    closed = true;
-    ctx.sessions.closeAll();
-  };
-  handler.stats = () => ({ sessions: ctx.sessions.size, openStreams });
-  Object.defineProperty(handler, 'options', { value: resolved, enumerable: true });
+  handler.close = router.close;
+  handler.stats = router.stats;
+  Object.defineProperty(handler, 'options', { value: router.options, enumerable: true });
   return handler;
 }

@@ -11,13 +11,13 @@
  * no connection to belong to, so it could neither elicit nor answer anyone
  * else's prompt.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Subject, type Subscription } from 'rxjs';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
+import type { RequestHead, ResponseSink } from './exchange.js';
 import { refuse, sendEmpty } from './responses.js';
 import type { SseWriter } from './sse-writer.js';
 import { withJsonBody } from './with-json-body.js';
@@ -60,7 +60,8 @@ export class LegacySseSession {
   }
 }
 
-export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: IncomingMessage, res: ServerResponse): void {
+/** `messagesPath` is where the client is told to POST, as it reaches this handler (a mount path included). */
+export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: RequestHead, res: ResponseSink): void {
   if (ctx.sessions.full) {
     refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
     return;
@@ -72,8 +73,8 @@ export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: In
   session.start(writer, `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
 }
 
-export function postLegacyMessage(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, url: URL): void {
-  const sessionId = url.searchParams.get('sessionId');
+export function postLegacyMessage<Req extends RequestHead>(ctx: HttpContext<Req>, req: Req, res: ResponseSink, query: URLSearchParams): void {
+  const sessionId = query.get('sessionId');
   const session = sessionId === null ? undefined : ctx.sessions.get(sessionId);
   if (!(session instanceof LegacySseSession)) {
     refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
@@ -82,7 +83,7 @@ export function postLegacyMessage(ctx: HttpContext, req: IncomingMessage, res: S
   withJsonBody(ctx, req, res, (value) => deliver(ctx, res, session, value));
 }
 
-function deliver(ctx: HttpContext, res: ServerResponse, session: LegacySseSession, value: unknown): void {
+function deliver(ctx: HttpContext, res: ResponseSink, session: LegacySseSession, value: unknown): void {
   if (ctx.sessions.get(session.id) !== session) {
     refuse(res, 404, 'Not Found: the SSE session ended while its message was being read');
     return;

@@ -12,7 +12,7 @@
  * verdicts of the few Host/Origin pairs its clients send (a bounded cache:
  * a client cycling through names only ever makes it start over).
  */
-import type { IncomingMessage } from 'node:http';
+import type { RequestHead } from './exchange.js';
 
 export const DEFAULT_ALLOWED_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -53,7 +53,7 @@ function originAllowed(origin: string, policy: OriginPolicy): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && hostAllowed(url.host, policy.allowedHosts);
 }
 
-export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): GuardVerdict {
+export function checkHostAndOrigin(req: RequestHead, policy: OriginPolicy): GuardVerdict {
   const host = req.headers.host;
   if (host === undefined || !hostAllowed(host, policy.allowedHosts)) {
     return { ok: false, reason: `Forbidden: Host ${JSON.stringify(host ?? '')} is not allowed` };
@@ -68,7 +68,7 @@ export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): 
 /** At most this many Host/Origin pairs are remembered; one more starts the cache over. */
 const VERDICT_CACHE_SIZE = 256;
 
-export function hostAndOriginGuard(policy: OriginPolicy): (req: IncomingMessage) => GuardVerdict {
+export function hostAndOriginGuard(policy: OriginPolicy): (req: RequestHead) => GuardVerdict {
   const verdicts = new Map<string, GuardVerdict>();
   return (req) => {
     const { host, origin } = req.headers;

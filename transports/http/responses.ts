@@ -3,10 +3,10 @@
  * JSON-RPC error (no id) built in lib/errors.ts. A response that already
  * started or whose peer is gone is left alone.
  */
-import type { ServerResponse } from 'node:http';
 import { transportRefusal } from '../../lib/errors.js';
+import type { ResponseSink } from './exchange.js';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ResponseSink, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, {
@@ -18,12 +18,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** An HTTP error status with the JSON-RPC refusal as its body. */
-export function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+export function refuse(res: ResponseSink, status: number, message: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, transportRefusal(message), headers);
 }
 
 /** A status with no body (202 Accepted, 204 No Content). */
-export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
+export function sendEmpty(res: ResponseSink, status: number, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, headers);
   res.end();

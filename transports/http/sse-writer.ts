@@ -15,7 +15,7 @@
  * before it never ticks; the clock is the handler's (keep-alive.ts), one
  * timer for all streams.
  */
-import type { ServerResponse } from 'node:http';
+import type { ResponseSink } from './exchange.js';
 import type { KeepAliveClock } from './keep-alive.js';
 
 export interface SseEvent {
@@ -89,7 +89,7 @@ export class SseWriter {
   private flushQueued = false;
 
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: ResponseSink,
     private readonly options: SseWriterOptions,
   ) {
     res.on('close', () => this.settle('peer-gone'));

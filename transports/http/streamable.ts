@@ -15,36 +15,31 @@
  * - DELETE ends the session: its connection to the server goes, so its
  *   parked calls are dropped and its workers aborted.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidRequest } from '../../lib/errors.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
+import { headerOf as header, type RequestHead, type ResponseSink } from './exchange.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
 import { StreamableSession } from './streamable-session.js';
 import { withJsonBody } from './with-json-body.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-export function acceptsEventStream(req: IncomingMessage): boolean {
+export function acceptsEventStream(req: RequestHead): boolean {
   const accept = header(req, 'accept');
   if (accept === undefined) return false;
   return accept.includes('text/event-stream') || accept.toLowerCase().includes('text/event-stream');
 }
 
-function isJsonContentType(req: IncomingMessage): boolean {
+function isJsonContentType(req: RequestHead): boolean {
   const type = header(req, 'content-type');
   return type === undefined || type === 'application/json' || type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 /** The session the request names; answers 400/404 itself and returns undefined when there is none. */
-function namedSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): StreamableSession | undefined {
+function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): StreamableSession | undefined {
   const id = header(req, SESSION_HEADER);
   if (id === undefined) {
     refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required (initialize first to get one)');
@@ -59,7 +54,7 @@ function namedSession(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
   return session;
 }
 
-function newSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): StreamableSession | undefined {
+function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): StreamableSession | undefined {
   if (ctx.sessions.full) {
     refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
     return undefined;
@@ -77,7 +72,7 @@ function newSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse)
   return session;
 }
 
-export function handlePost(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
+export function handlePost<Req extends RequestHead>(ctx: HttpContext<Req>, req: Req, res: ResponseSink): void {
   if (!isJsonContentType(req)) {
     refuse(res, 415, 'Unsupported Media Type: POST a JSON-RPC message as application/json');
     return;
@@ -85,7 +80,7 @@ export function handlePost(ctx: HttpContext, req: IncomingMessage, res: ServerRe
   withJsonBody(ctx, req, res, (value) => postBody(ctx, req, res, value));
 }
 
-function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, value: unknown): void {
+function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: unknown): void {
   const message = classifyMessage(value);
   if (message.kind === 'invalid') {
     sendJson(res, 400, message.reply);
@@ -127,7 +122,7 @@ function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, v
   });
 }
 
-export function handleGet(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
+export function handleGet(ctx: HttpContext, req: RequestHead, res: ResponseSink): void {
   if (!acceptsEventStream(req)) {
     refuse(res, 406, 'Not Acceptable: GET on the MCP endpoint opens an SSE stream; send Accept: text/event-stream');
     return;
@@ -138,7 +133,7 @@ export function handleGet(ctx: HttpContext, req: IncomingMessage, res: ServerRes
   if (!session.listen(writer, header(req, 'last-event-id'))) sendEmpty(res, 204);
 }
 
-export function handleDelete(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
+export function handleDelete(ctx: HttpContext, req: RequestHead, res: ResponseSink): void {
   const session = namedSession(ctx, req, res);
   if (session === undefined) return;
   ctx.sessions.remove(session.id);

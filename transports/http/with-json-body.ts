@@ -3,21 +3,27 @@
  * handed on; an oversize body is 413 (and the connection closed, since the
  * rest of it is not read), bad JSON is the parse error, and a throw while
  * handling it is the handler's 500. Both POST endpoints (streamable and
- * legacy) read their bodies this way.
+ * legacy) read their bodies this way, from whatever body source the
+ * handler has.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readJsonBody } from './body.js';
 import type { HttpContext } from './context.js';
+import type { RequestHead, ResponseSink } from './exchange.js';
 import { sendJson } from './responses.js';
 
-export function withJsonBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, onJson: (value: unknown) => void): void {
-  readJsonBody(
+export function withJsonBody<Req extends RequestHead>(
+  ctx: HttpContext<Req>,
+  req: Req,
+  res: ResponseSink,
+  onJson: (value: unknown) => void,
+): void {
+  ctx.readBody(
     req,
     ctx.options.maxBodyBytes,
     (body) => {
       try {
-        if (body.ok) onJson(body.value);
-        else sendJson(res, body.status, body.body, body.status === 413 ? { Connection: 'close' } : {});
+        if (body.ok) return onJson(body.value);
+        if (body.status === 500) ctx.logger.error('MCP HTTP handler: the request body was read before it and none was left');
+        sendJson(res, body.status, body.body, body.status === 413 ? { Connection: 'close' } : {});
       } catch (error) {
         ctx.fail(res, error);
       }

@@ -1,0 +1,151 @@
+/**
+ * The HTTP transport's routing, whatever carries the requests (`node:http`,
+ * a framework on it, or a fetch `Request`): streamable HTTP on `endpoint`,
+ * the legacy HTTP+SSE transport on its two paths, and the health check.
+ *
+ * Creating one runs the network boot guard. Every routed request passes the
+ * Host/Origin guard (403) and, when it carries one, the
+ * `MCP-Protocol-Version` check (400 for a revision we do not speak; none
+ * means 2025-03-26) before its path is looked at; a path it does not serve
+ * is a 404, unless the caller asked `serves` first and left it to someone
+ * else. `close()` ends every session and stream; requests after it are a 503.
+ */
+import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions.js';
+import type { McpServer } from '../../lib/server.js';
+import { assertNetworkBootAllowed } from '../boot-guard.js';
+import type { BodySource, HttpContext, HttpSession } from './context.js';
+import type { RequestHead, ResponseSink } from './exchange.js';
+import { KeepAliveClock } from './keep-alive.js';
+import { openLegacyStream, postLegacyMessage } from './legacy-sse.js';
+import { resolveHttpOptions, type HttpHandlerOptions, type ResolvedHttpOptions } from './options.js';
+import { hostAndOriginGuard } from './origin-guard.js';
+import { refuse, sendJson } from './responses.js';
+import { SessionTable } from './sessions.js';
+import { SseWriter } from './sse-writer.js';
+import { handleDelete, handleGet, handlePost } from './streamable.js';
+
+export interface HttpHandlerStats {
+  readonly sessions: number;
+  /** SSE responses currently open, on both transports. */
+  readonly openStreams: number;
+}
+
+/** Where a request goes, as the carrier found it. */
+export interface RequestTarget {
+  /** The path to route on, without the query. */
+  readonly pathname: string;
+  /** The path and query as received (the legacy POST reads its session from the query). */
+  readonly url: string;
+  /** Prefixed to the paths the handler announces (the legacy `endpoint` event): where it is mounted, '' at the root. */
+  readonly mount: string;
+}
+
+export interface HttpRouter<Req extends RequestHead> {
+  readonly options: ResolvedHttpOptions;
+  /** Whether `pathname` is one of the handler's paths. */
+  serves(pathname: string): boolean;
+  /** Answers the request on `res`; a throw is the handler's 500. */
+  route(req: Req, res: ResponseSink, target: RequestTarget): void;
+  /** Ends every session (their connections to the server) and every stream. */
+  close(): void;
+  stats(): HttpHandlerStats;
+}
+
+function protocolVersionRefusal(req: RequestHead): string | undefined {
+  const value = req.headers['mcp-protocol-version'];
+  if (value === undefined) return undefined;
+  const version = Array.isArray(value) ? value[0] : value;
+  if (isSupportedProtocolVersion(version)) return undefined;
+  return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
+}
+
+function methodNotAllowed(res: ResponseSink, allow: string): void {
+  refuse(res, 405, `Method Not Allowed: use ${allow}`, { Allow: allow });
+}
+
+export function createHttpRouter<Req extends RequestHead>(
+  server: McpServer,
+  options: HttpHandlerOptions,
+  readBody: BodySource<Req>,
+): HttpRouter<Req> {
+  const resolved = resolveHttpOptions(options);
+  assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'HTTP' });
+  const logger = server.logger;
+  const checkHostAndOrigin = hostAndOriginGuard(resolved);
+  const keepAlive = new KeepAliveClock(resolved.keepAliveMs, server.scheduler);
+  const paths = new Set([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath].filter((p) => p !== null));
+  let openStreams = 0;
+  let closed = false;
+  const ctx: HttpContext<Req> = {
+    server,
+    options: resolved,
+    sessions: new SessionTable<HttpSession>({
+      maxSessions: resolved.maxSessions,
+      idleTimeoutMs: resolved.sessionIdleTimeoutMs,
+      scheduler: server.scheduler,
+    }),
+    logger,
+    readBody,
+    openWriter(res, sessionId) {
+      const writer = new SseWriter(res, { maxBufferedBytes: resolved.maxStreamBufferBytes, keepAlive });
+      const release = ctx.sessions.hold(sessionId);
+      openStreams += 1;
+      writer.onClose((reason) => {
+        openStreams -= 1;
+        release();
+        if (reason === 'cut-off') logger.warn({ sessionId }, 'SSE reader too slow: stream cut off');
+      });
+      return writer;
+    },
+    fail(res, error) {
+      logger.error({ err: error }, 'MCP HTTP handler failed');
+      if (!res.headersSent) refuse(res, 500, 'Internal Server Error');
+      else res.destroy();
+    },
+  };
+
+  function dispatch(req: Req, res: ResponseSink, target: RequestTarget): void {
+    if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
+    const guard = checkHostAndOrigin(req);
+    if (!guard.ok) return refuse(res, 403, guard.reason);
+    const versionRefusal = protocolVersionRefusal(req);
+    if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
+    const { pathname } = target;
+    const method = req.method ?? 'GET';
+    switch (pathname) {
+      case resolved.endpoint:
+        if (method === 'POST') return handlePost(ctx, req, res);
+        if (method === 'GET') return handleGet(ctx, req, res);
+        if (method === 'DELETE') return handleDelete(ctx, req, res);
+        return methodNotAllowed(res, 'GET, POST, DELETE');
+      case resolved.healthPath:
+        if (method !== 'GET') return methodNotAllowed(res, 'GET');
+        return sendJson(res, 200, { status: 'ok', sessions: ctx.sessions.size });
+      case resolved.ssePath:
+        if (method !== 'GET') return methodNotAllowed(res, 'GET');
+        return openLegacyStream(ctx, `${target.mount}${resolved.messagesPath!}`, req, res);
+      case resolved.messagesPath:
+        if (method !== 'POST') return methodNotAllowed(res, 'POST');
+        return postLegacyMessage(ctx, req, res, new URL(target.url, 'http://localhost').searchParams);
+      default:
+        return refuse(res, 404, `Not Found: ${pathname}`);
+    }
+  }
+
+  return {
+    options: resolved,
+    serves: (pathname) => paths.has(pathname),
+    route(req, res, target) {
+      try {
+        dispatch(req, res, target);
+      } catch (error) {
+        ctx.fail(res, error);
+      }
+    },
+    close() {
+      closed = true;
+      ctx.sessions.closeAll();
+    },
+    stats: () => ({ sessions: ctx.sessions.size, openStreams }),
+  };
+}
