@@ -25,6 +25,7 @@ import { DeadlineQueue } from '../streams/deadline-queue.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
+import { createTracing } from '../streams/tracing.js';
 import type { Origin, ServerCore } from '../streams/server-core.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
 import { CallerGoneError } from './errors.js';
@@ -124,6 +125,8 @@ export class McpServer {
       connections: this.connections,
       events,
       cancellations: new Cancellations(),
+      toolsWarnedUndefined: new WeakSet(),
+      tracing: createTracing(),
     };
     this.lifetime.add(this.connections.exits$.subscribe((connId) => capabilities.delete(connId)));
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {

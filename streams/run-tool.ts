@@ -31,7 +31,21 @@ function isToolError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'ToolError';
 }
 
-function shapeResult(tool: ToolDef, checkOutput: SchemaCheck | null, outcome: unknown): CallToolResult {
+/**
+ * `undefined` (no return, or an async handler that forgot one) keeps its
+ * wire answer, empty content, but is most often a bug: said once per tool.
+ */
+function noteUndefined(core: ServerCore, tool: ToolDef): void {
+  if (core.toolsWarnedUndefined.has(tool)) return;
+  core.toolsWarnedUndefined.add(tool);
+  core.options.logger.warn(
+    { tool: tool.name },
+    `tool ${tool.name} returned undefined, answered with empty content (return { content: [] } to mean that); said once per tool`,
+  );
+}
+
+function shapeResult(core: ServerCore, tool: ToolDef, checkOutput: SchemaCheck | null, outcome: unknown): CallToolResult {
+  if (outcome === undefined && tool.outputSchema === undefined) noteUndefined(core, tool);
   const result = tool.outputSchema === undefined ? toCallToolResult(outcome) : toStructuredToolResult(outcome);
   if (checkOutput === null || result.isError === true) return result;
   if (result.structuredContent === undefined) {
@@ -62,13 +76,13 @@ export function runHandler(core: ServerCore, tool: ToolDef, args: Record<string,
   let answer: unknown;
   try {
     answer = tool.handler(args, ctx);
-    if (!isLaterAnswer(answer)) return shapeResult(tool, checkOutput, answer);
+    if (!isLaterAnswer(answer)) return shapeResult(core, tool, checkOutput, answer);
   } catch (error) {
     return toolErrorResult(error);
   }
   const shape = (last: unknown): CallToolResult => {
     try {
-      return shapeResult(tool, checkOutput, last);
+      return shapeResult(core, tool, checkOutput, last);
     } catch (error) {
       return toolErrorResult(error);
     }

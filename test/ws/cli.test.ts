@@ -29,7 +29,7 @@ const running: ChildProcess[] = [];
 
 function cli(args: string[], env: Record<string, string> = {}): Cli {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, NODE_ENV: 'production', ...env },
+    env: { ...process.env, NODE_ENV: 'production', RXMCP_LOG_LEVEL: 'info', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   running.push(child);
