@@ -7,7 +7,6 @@
  * (npm test builds it first).
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test, vi } from 'vitest';
 import { Registry, type Logger, type ServerEvent } from '../../lib/index.js';
 import { makeServer, rpc } from '../contract/helpers.js';
