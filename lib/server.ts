@@ -98,9 +98,12 @@ export class McpServer {
   private readonly broadcasts = new Subject<OutboundMessage>();
   private readonly outstanding = new Map<RequestRef, { subscription: Subscription; settle: () => void }>();
   private readonly lifetime = new Subscription();
+  /** Which of serverInfo's fields the options left to their defaults. */
+  private readonly defaultedInfo: { name: boolean; version: boolean };
 
   constructor(options: ServerOptions = {}) {
     this.options = resolveOptions(options);
+    this.defaultedInfo = { name: options.name === undefined, version: options.serverVersion === undefined };
     this.registry = this.options.registry;
     const events = new Subject<ServerEvent>();
     this.events$ = events.asObservable();
@@ -302,6 +305,16 @@ export class McpServer {
       outstandingRequests: this.outstanding.size,
       pendingClientRequests: this.core.clientRequests.size,
     };
+  }
+
+  /**
+   * Fills serverInfo's `name` and `version` where the options left them to
+   * rxmcp's own defaults (the CLI passes the served module's package.json
+   * name and version); a value the options gave is kept.
+   */
+  setServerInfoDefaults(info: { readonly name?: string; readonly version?: string }): void {
+    if (this.defaultedInfo.name && typeof info.name === 'string' && info.name !== '') this.options.name = info.name;
+    if (this.defaultedInfo.version && typeof info.version === 'string' && info.version !== '') this.options.serverVersion = info.version;
   }
 
   get scheduler() {
