@@ -9,7 +9,7 @@ export * as errors from './errors.js';
 export type { ServerOptions, AuthorizerSource } from './options.js';
 export type { AuthorizationContext, CallContext, ConnId, TransportKind, ElicitParams, ElicitResult } from './context.js';
 export { DEFAULT_CONN_ID } from './context.js';
-export type { ServerEvent } from './events.js';
+export type { CallbackFailedEvent, CallCompletedEvent, CallOutcome, ServerEvent } from './events.js';
 export type { ToolDef, ToolAnnotations, ToolHandler, Icon } from './tool-def.js';
 export { isSensitiveTool } from './tool-def.js';
 export type { ResourceDef, ResourceTemplateDef, ResourceContents, Completer, CompletionContext } from './resource-def.js';
