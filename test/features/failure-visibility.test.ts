@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, test, vi } from 'vitest';
 import { Registry, type Logger, type ServerEvent } from '../../lib/index.js';
+import { logLevelFromEnvironment } from '../../lib/logger.js';
 import { makeServer, rpc } from '../contract/helpers.js';
 
 const LIB = new URL('../../dist/lib/index.js', import.meta.url).href;
@@ -83,6 +84,21 @@ describe('the default logger', () => {
     const errorsOnly = logLines((await runScript(CRASHING_SCRIPT, 'error')).stderr);
     expect(errorsOnly.map((l) => l.level)).toStrictEqual([50]);
   });
+});
+
+test('RXMCP_LOG_LEVEL is read case-insensitively; a name pino does not know falls back to warn', () => {
+  const saved = process.env.RXMCP_LOG_LEVEL;
+  try {
+    process.env.RXMCP_LOG_LEVEL = ' DEBUG ';
+    expect(logLevelFromEnvironment()).toBe('debug');
+    process.env.RXMCP_LOG_LEVEL = 'loud';
+    expect(logLevelFromEnvironment()).toBe('warn');
+    delete process.env.RXMCP_LOG_LEVEL;
+    expect(logLevelFromEnvironment()).toBe('warn');
+  } finally {
+    if (saved === undefined) delete process.env.RXMCP_LOG_LEVEL;
+    else process.env.RXMCP_LOG_LEVEL = saved;
+  }
 });
 
 function recordingLogger() {
