@@ -17,7 +17,7 @@ export type Authorizer = (
 export type Verdict =
   | { readonly kind: 'allow' }
   | { readonly kind: 'ask'; readonly prompt: string }
-  | { readonly kind: 'deny'; readonly detail: string };
+  | { readonly kind: 'deny'; readonly detail: string; readonly failure?: unknown };
 
 export const ALLOW: Verdict = { kind: 'allow' };
 

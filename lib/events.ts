@@ -1,5 +1,48 @@
 /** Telemetry: what the server reports on `server.events$`. */
-import type { ConnId } from './context.js';
+import type { ConnId, TransportKind } from './context.js';
+import type { CallbackFailure } from './errors.js';
+import type { JsonRpcId } from './protocol/jsonrpc.js';
+
+/**
+ * How a request ended, as its caller saw it: `ok` a result, `tool_error` a
+ * tools/call result with `isError: true` (a ToolError, a deny, a crash, a
+ * timeout), `error` a JSON-RPC error, `cancelled` no reply at all (cancelled,
+ * caller or connection gone), `pending` a `null` answered now whose reply is
+ * pushed later (a parked tools/call through handleMessage).
+ */
+export type CallOutcome = 'ok' | 'tool_error' | 'error' | 'cancelled' | 'pending';
+
+/** One request answered (or ended unanswered): enough to build counters and latency histograms. */
+export interface CallCompletedEvent {
+  readonly type: 'call_completed';
+  readonly connId: ConnId;
+  readonly transport: TransportKind;
+  readonly method: string;
+  /** The tool or prompt the request named, its resource URI, or its completion ref; undefined for lists, ping, initialize. */
+  readonly name: string | undefined;
+  readonly requestId: JsonRpcId;
+  readonly outcome: CallOutcome;
+  /** The JSON-RPC error code when `outcome` is `error`. */
+  readonly errorCode?: number;
+  /** On the server's scheduler: from dispatch to the reply (or the end without one). */
+  readonly durationMs: number;
+  /** UTF-8 bytes of the request and of the reply as JSON (0 when there is no reply). */
+  readonly requestBytes: number;
+  readonly replyBytes: number;
+}
+
+/** A callback that produced no result. The log line has the same and the error's stack; this has no stack. */
+export interface CallbackFailedEvent {
+  readonly type: 'callback_failed';
+  readonly connId: ConnId;
+  readonly method: string;
+  /** As in CallCompletedEvent: the tool, prompt, resource URI or completion ref. */
+  readonly name: string | undefined;
+  readonly requestId: JsonRpcId;
+  readonly reason: CallbackFailure;
+  /** What was thrown, for `callback_crashed`. */
+  readonly error?: { readonly name: string; readonly message: string };
+}
 
 export type ServerEvent =
   | {
@@ -11,4 +54,5 @@ export type ServerEvent =
     }
   | { readonly type: 'elicitation_parked'; readonly connId: ConnId; readonly tool: string; readonly parked: number }
   | { readonly type: 'elicitation_closed'; readonly connId: ConnId; readonly tool: string; readonly outcome: string }
-  | { readonly type: 'callback_failed'; readonly connId: ConnId; readonly method: string; readonly reason: string };
+  | CallbackFailedEvent
+  | CallCompletedEvent;

@@ -6,7 +6,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
 import { ConfigError } from './errors.js';
-import { isLogger, silentLogger, type Logger } from './logger.js';
+import { isLogger, stderrLogger, type Logger } from './logger.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -189,7 +189,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     unknownToolReply: optionalFunction('unknownToolReply', options.unknownToolReply),
     transport,
     scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? silentLogger(),
+    logger: options.logger ?? stderrLogger(),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;

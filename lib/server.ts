@@ -25,6 +25,7 @@ import { DeadlineQueue } from '../streams/deadline-queue.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
+import { createTracing } from '../streams/tracing.js';
 import type { Origin, ServerCore } from '../streams/server-core.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
 import { CallerGoneError } from './errors.js';
@@ -97,9 +98,12 @@ export class McpServer {
   private readonly broadcasts = new Subject<OutboundMessage>();
   private readonly outstanding = new Map<RequestRef, { subscription: Subscription; settle: () => void }>();
   private readonly lifetime = new Subscription();
+  /** Which of serverInfo's fields the options left to their defaults. */
+  private readonly defaultedInfo: { name: boolean; version: boolean };
 
   constructor(options: ServerOptions = {}) {
     this.options = resolveOptions(options);
+    this.defaultedInfo = { name: options.name === undefined, version: options.serverVersion === undefined };
     this.registry = this.options.registry;
     this.registry.adoptLogger(this.options.logger);
     const events = new Subject<ServerEvent>();
@@ -126,6 +130,8 @@ export class McpServer {
       connections: this.connections,
       events,
       cancellations: new Cancellations(),
+      toolsWarnedUndefined: new WeakSet(),
+      tracing: createTracing(),
     };
     this.lifetime.add(this.connections.exits$.subscribe((connId) => capabilities.delete(connId)));
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
@@ -301,6 +307,16 @@ export class McpServer {
       outstandingRequests: this.outstanding.size,
       pendingClientRequests: this.core.clientRequests.size,
     };
+  }
+
+  /**
+   * Fills serverInfo's `name` and `version` where the options left them to
+   * rxmcp's own defaults (the CLI passes the served module's package.json
+   * name and version); a value the options gave is kept.
+   */
+  setServerInfoDefaults(info: { readonly name?: string; readonly version?: string }): void {
+    if (this.defaultedInfo.name && typeof info.name === 'string' && info.name !== '') this.options.name = info.name;
+    if (this.defaultedInfo.version && typeof info.version === 'string' && info.version !== '') this.options.serverVersion = info.version;
   }
 
   get scheduler() {

@@ -3,14 +3,13 @@
  * answers synchronously, later when it answers with a Promise or an
  * Observable. A missing authorizer allows; a throw (or a failed Promise or
  * Observable) denies with `authorizer_failed`; an off-contract answer denies
- * with `authorizer_contract_violation`. The authorizer sees a fresh
+ * with `authorizer_contract_violation` (the thrown error rides on the
+ * verdict, for the log). The authorizer sees a fresh
  * `{connId, transport}` and nothing else.
  */
 import { ALLOW, readDecision, type Authorizer, type Verdict } from '../lib/authorizers.js';
 import type { AuthorizationContext } from '../lib/context.js';
 import { attempt, eventualOf, thenEventual, type Eventual } from './eventual.js';
-
-const FAILED: Verdict = { kind: 'deny', detail: 'authorizer_failed' };
 
 export function authorize(
   authorizer: Authorizer | null,
@@ -21,6 +20,6 @@ export function authorize(
   if (authorizer === null) return ALLOW;
   return attempt(
     () => thenEventual(eventualOf(authorizer(name, args, { connId: ctx.connId, transport: ctx.transport })), readDecision),
-    () => FAILED,
+    (error): Verdict => ({ kind: 'deny', detail: 'authorizer_failed', failure: error }),
   );
 }

@@ -10,6 +10,7 @@
 import { of, type Observable } from 'rxjs';
 import { methodNotFound } from '../lib/errors.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import { withCallTelemetry } from './call-telemetry.js';
 import { firstReply } from './cancellation.js';
 import { classifyMessage } from './classify-message.js';
 import { METHODS, UNCANCELLABLE } from './methods/index.js';
@@ -53,8 +54,10 @@ export function dispatch(core: ServerCore, message: unknown, origin: Origin): Ob
         params: classified.params,
       };
       const reply$ = handler(core, scope);
-      if (UNCANCELLABLE.has(scope.method)) return firstReply(reply$);
-      return firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id });
+      const first$ = UNCANCELLABLE.has(scope.method)
+        ? firstReply(reply$)
+        : firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id });
+      return withCallTelemetry(core, scope, message, first$);
     }
   }
 }

@@ -14,7 +14,7 @@ import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import { thenEventual, type Eventual } from './eventual.js';
 import { worker } from './worker.js';
-import { reportFailure, workerOptions } from './worker-scope.js';
+import { reportAuthorizerFault, reportFailure, workerOptions } from './worker-scope.js';
 
 export function readSurface(
   core: ServerCore,
@@ -27,6 +27,7 @@ export function readSurface(
     (abort) =>
       thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContext(scope)), (verdict) => {
         if (verdict.kind === 'allow') return work(abort);
+        reportAuthorizerFault(core, scope, verdict);
         const detail = verdict.kind === 'ask' ? 'interactive_approval_unsupported' : verdict.detail;
         return readDenied(scope.id, scope.method, detail);
       }),

@@ -46,7 +46,21 @@ function checkedResult(tool: ToolDef, result: CallToolResult, outcome: unknown, 
     : { ...result, structuredContent: checked.value as Record<string, unknown> };
 }
 
-function shapeResult(tool: ToolDef, checkOutput: SchemaCheck | null, outcome: unknown): Eventual<CallToolResult> {
+/**
+ * `undefined` (no return, or an async handler that forgot one) keeps its
+ * wire answer, empty content, but is most often a bug: said once per tool.
+ */
+function noteUndefined(core: ServerCore, tool: ToolDef): void {
+  if (core.toolsWarnedUndefined.has(tool)) return;
+  core.toolsWarnedUndefined.add(tool);
+  core.options.logger.warn(
+    { tool: tool.name },
+    `tool ${tool.name} returned undefined, answered with empty content (return { content: [] } to mean that); said once per tool`,
+  );
+}
+
+function shapeResult(core: ServerCore, tool: ToolDef, checkOutput: SchemaCheck | null, outcome: unknown): Eventual<CallToolResult> {
+  if (outcome === undefined && tool.outputSchema === undefined) noteUndefined(core, tool);
   const result = tool.outputSchema === undefined ? toCallToolResult(outcome) : toStructuredToolResult(outcome);
   if (checkOutput === null || result.isError === true) return result;
   if (result.structuredContent === undefined) {
@@ -77,11 +91,12 @@ export function runHandler(core: ServerCore, tool: ToolDef, args: Record<string,
   } catch (error) {
     return toolErrorResult(error);
   }
-  if (!isThenable(checked)) return runChecked(tool, args, checked, checkOutput, ctx);
-  return new Later<CallToolResult>(checked, (last) => runChecked(tool, args, last as CheckOutcome, checkOutput, ctx), toolErrorResult);
+  if (!isThenable(checked)) return runChecked(core, tool, args, checked, checkOutput, ctx);
+  return new Later<CallToolResult>(checked, (last) => runChecked(core, tool, args, last as CheckOutcome, checkOutput, ctx), toolErrorResult);
 }
 
 function runChecked(
+  core: ServerCore,
   tool: ToolDef,
   args: Record<string, unknown>,
   checked: CheckOutcome,
@@ -93,13 +108,13 @@ function runChecked(
   let answer: unknown;
   try {
     answer = tool.handler(handlerArgs, ctx);
-    if (!isLaterAnswer(answer)) return shapeResult(tool, checkOutput, answer);
+    if (!isLaterAnswer(answer)) return shapeResult(core, tool, checkOutput, answer);
   } catch (error) {
     return toolErrorResult(error);
   }
   const shape = (last: unknown): Eventual<CallToolResult> => {
     try {
-      return shapeResult(tool, checkOutput, last);
+      return shapeResult(core, tool, checkOutput, last);
     } catch (error) {
       return toolErrorResult(error);
     }

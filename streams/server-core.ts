@@ -15,6 +15,7 @@ import type { ClientRequests } from './client-requests.js';
 import type { DeadlineQueue } from './deadline-queue.js';
 import type { Connections } from './connections.js';
 import type { ParkingLot } from './parking.js';
+import type { Tracing } from './tracing.js';
 
 export interface ServerCore {
   readonly options: ResolvedOptions;
@@ -28,6 +29,10 @@ export interface ServerCore {
   readonly events: Subject<ServerEvent>;
   /** The calls a client may cancel with notifications/cancelled. */
   readonly cancellations: Cancellations;
+  /** Tools already warned about for returning undefined (one warning per tool). */
+  readonly toolsWarnedUndefined: WeakSet<object>;
+  /** The OpenTelemetry tracer source; null when @opentelemetry/api is not installed. */
+  readonly tracing: Tracing | null;
 }
 
 /**

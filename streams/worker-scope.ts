@@ -2,7 +2,15 @@
  * What every stage that starts a worker for a request needs: the worker's
  * bounds for that request's connection, and the one way a failed worker is
  * logged and reported on events$ (the reply is the caller's to shape).
+ *
+ * A crash is logged at `error` with its stack; a timeout at `warn`; a busy
+ * refusal at `debug` only (it is the client's to see, and under load one
+ * line per refused call would be a flood). The event carries the same
+ * fields without the stack.
  */
+import type { Verdict } from '../lib/authorizers.js';
+import type { CallbackFailedEvent } from '../lib/events.js';
+import { callTarget, targetField } from './call-target.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import type { WorkerOptions, WorkerOutcome } from './worker.js';
 
@@ -10,10 +18,51 @@ export function workerOptions(core: ServerCore, scope: RequestScope): WorkerOpti
   return { admission: core.admission, connId: scope.connId, peer: scope.peer, deadlines: core.deadlines };
 }
 
+/** What a failure's log line carries: where it happened, which request, why, and the error (with its stack). */
+function logFields(scope: RequestScope, name: string | undefined, reason: string, err: unknown): Record<string, unknown> {
+  const fields: Record<string, unknown> = { method: scope.method, connId: scope.connId, requestId: scope.id, reason };
+  if (name !== undefined) fields[targetField(scope.method)] = name;
+  if (err !== undefined) fields.err = err;
+  return fields;
+}
+
+function errorSummary(error: unknown): CallbackFailedEvent['error'] {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: typeof error, message: String(error) };
+}
+
 export function reportFailure(core: ServerCore, scope: RequestScope, outcome: WorkerOutcome<unknown>): void {
   if (outcome.ok) return;
-  const log = { connId: scope.connId, method: scope.method, reason: outcome.reason, err: outcome.error };
-  if (outcome.reason === 'callback_crashed') core.options.logger.error(log, 'MCP callback crashed');
-  else core.options.logger.warn(log, 'MCP callback failed');
-  core.events.next({ type: 'callback_failed', connId: scope.connId, method: scope.method, reason: outcome.reason });
+  const name = callTarget(scope.method, scope.params);
+  const where = name === undefined ? scope.method : `${scope.method} ${name}`;
+  const log = logFields(scope, name, outcome.reason, outcome.error);
+  const logger = core.options.logger;
+  if (outcome.reason === 'callback_crashed') logger.error(log, `MCP callback crashed: ${where}`);
+  else if (outcome.reason === 'callback_timeout') logger.warn(log, `MCP callback timed out: ${where}`);
+  else logger.debug(log, `MCP callback refused, server busy: ${where}`);
+  if (!core.events.observed) return;
+  core.events.next({
+    type: 'callback_failed',
+    connId: scope.connId,
+    method: scope.method,
+    name,
+    requestId: scope.id,
+    reason: outcome.reason,
+    ...(outcome.reason === 'callback_crashed' ? { error: errorSummary(outcome.error) } : {}),
+  });
+}
+
+/** A deny the authorizer did not mean (it threw, or answered off-contract) is the server owner's bug: logged. */
+export function reportAuthorizerFault(
+  core: ServerCore,
+  scope: RequestScope,
+  verdict: Verdict,
+  name: string | undefined = callTarget(scope.method, scope.params),
+): void {
+  if (verdict.kind !== 'deny') return;
+  if (verdict.detail !== 'authorizer_failed' && verdict.detail !== 'authorizer_contract_violation') return;
+  const log = logFields(scope, name, verdict.detail, verdict.failure);
+  const where = name === undefined ? scope.method : `${scope.method} ${name}`;
+  if (verdict.detail === 'authorizer_failed') core.options.logger.error(log, `authorizer threw, call denied: ${where}`);
+  else core.options.logger.warn(log, `authorizer answered neither 'allow', { ask } nor { deny }, call denied: ${where}`);
 }

@@ -2,11 +2,13 @@
  * Loads the user's server module: its default export, or else its
  * createServer export, is an McpServer or a function (sync or async)
  * returning one. Recognized by shape rather than instanceof, since the
- * module may import its own copy of rxmcp.
+ * module may import its own copy of rxmcp. The server's serverInfo defaults
+ * become the name and version of the module's nearest package.json.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { McpServer } from '../../lib/server.js';
+import { nearestPackageInfo } from './package-info.js';
 
 function isMcpServer(value: unknown): value is McpServer {
   const candidate = value as Partial<McpServer> | null;
@@ -25,7 +27,14 @@ async function serverFrom(exported: unknown): Promise<McpServer | undefined> {
 }
 
 export async function loadServer(specifier: string, cwd: string = process.cwd()): Promise<McpServer> {
-  const url = pathToFileURL(resolve(cwd, specifier)).href;
+  const path = resolve(cwd, specifier);
+  const server = await exportedServer(specifier, pathToFileURL(path).href);
+  // An older rxmcp copy may not have it: then serverInfo keeps its defaults.
+  (server as Partial<McpServer>).setServerInfoDefaults?.(nearestPackageInfo(path));
+  return server;
+}
+
+async function exportedServer(specifier: string, url: string): Promise<McpServer> {
   const module = (await import(url)) as Record<string, unknown>;
   for (const name of ['default', 'createServer']) {
     if (!(name in module)) continue;

@@ -15,7 +15,7 @@ import { isSensitiveTool } from '../../lib/tool-def.js';
 import type { CallToolResult } from '../../lib/tool-result.js';
 import { authorize } from '../authorize.js';
 import { authorizationContext, callContext } from '../call-context.js';
-import { reportFailure, workerOptions } from '../worker-scope.js';
+import { reportAuthorizerFault, reportFailure, workerOptions } from '../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
 import { worker } from '../worker.js';
 import { thenEventual, type Eventual } from '../eventual.js';
@@ -65,6 +65,7 @@ export const callTool: MethodHandler = (core, scope) => {
       }
       if (!(outcome.value instanceof Refusal)) return resultResponse(scope.id, outcome.value);
       const verdict = outcome.value.verdict;
+      reportAuthorizerFault(core, scope, verdict);
       if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
       if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
       return askUser(core, scope, tool, args, verdict.prompt);

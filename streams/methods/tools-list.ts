@@ -2,18 +2,29 @@
  * tools/list: read-gated, then every tool the tool authorizer does not deny
  * for `(name, {}, ctx)`. Ask tools are listed: a tool that needs approval and
  * that no client can discover could never be approved. A throwing authorizer
- * hides the tool (fail closed). Synchronous authorizers keep it synchronous.
+ * hides the tool (fail closed, and logged). Synchronous authorizers keep it synchronous.
  */
 import { concatMap, from, map, toArray } from 'rxjs';
 import type { Verdict } from '../../lib/authorizers.js';
+import type { ToolDef } from '../../lib/tool-def.js';
 import { authorize } from '../authorize.js';
 import { authorizationContext } from '../call-context.js';
 import { eventualOf, isLater, thenEventual, toObservable, type Eventual } from '../eventual.js';
 import { listResult } from '../list-result.js';
 import { readSurface } from '../read-surface.js';
-import type { MethodHandler } from '../server-core.js';
+import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
+import { reportAuthorizerFault } from '../worker-scope.js';
 
-function visible(listings: readonly Record<string, unknown>[], verdicts: readonly Verdict[]): Record<string, unknown>[] {
+function visible(
+  core: ServerCore,
+  scope: RequestScope,
+  tools: readonly ToolDef[],
+  listings: readonly Record<string, unknown>[],
+  verdicts: readonly Verdict[],
+): Record<string, unknown>[] {
+  // One log line per listing at most: the first tool the authorizer failed on.
+  const fault = verdicts.findIndex((v) => v.kind === 'deny' && (v.detail === 'authorizer_failed' || v.detail === 'authorizer_contract_violation'));
+  if (fault >= 0) reportAuthorizerFault(core, scope, verdicts[fault]!, tools[fault]!.name);
   return listings.filter((_listing, i) => verdicts[i]!.kind !== 'deny');
 }
 
@@ -23,12 +34,12 @@ export const listTools: MethodHandler = (core, scope) =>
     const tools = core.options.registry.tools();
     const listings = core.options.registry.toolListings();
     const verdicts: Eventual<Verdict>[] = tools.map((tool) => authorize(core.options.authorizer, tool.name, {}, ctx));
-    if (!verdicts.some(isLater)) return listResult(core, scope, 'tools', visible(listings, verdicts as Verdict[]));
+    if (!verdicts.some(isLater)) return listResult(core, scope, 'tools', visible(core, scope, tools, listings, verdicts as Verdict[]));
     // Some authorizer answered Later: wait for every verdict, keeping registration order.
     const all$ = from(verdicts).pipe(
       concatMap((verdict) => toObservable(verdict)),
       toArray(),
-      map((settled) => visible(listings, settled)),
+      map((settled) => visible(core, scope, tools, listings, settled)),
     );
     return thenEventual(eventualOf(all$), (listed) => listResult(core, scope, 'tools', listed ?? []));
   });

@@ -29,7 +29,7 @@ const running: ChildProcess[] = [];
 
 function cli(args: string[], env: Record<string, string> = {}): Cli {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, NODE_ENV: 'production', ...env },
+    env: { ...process.env, NODE_ENV: 'production', RXMCP_LOG_LEVEL: 'info', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   running.push(child);
@@ -175,6 +175,66 @@ test('--stdio works with the official SDK StdioClientTransport', async () => {
     expect((await client.listTools()).tools).toEqual([]);
   } catch (error) {
     throw new Error(`${(error as Error).message}; the CLI's stderr:\n${stderr}`);
+  } finally {
+    await client.close();
+  }
+});
+
+/** The official SDK client over the CLI's stdio, with the CLI's stderr kept. */
+async function stdioClient(module: string, env: Record<string, string> = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', module, '--stdio'],
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => (stderr += String(chunk)));
+  /** The first stderr line containing `text`, as it arrives (bounded). */
+  const line = (text: string, timeoutMs = 5000) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const found = stderr.split('\n').find((l) => l.includes(text));
+        if (found === undefined) return;
+        clearTimeout(timeout);
+        transport.stderr?.off('data', check);
+        resolve(found);
+      };
+      const timeout = setTimeout(() => {
+        transport.stderr?.off('data', check);
+        reject(new Error(`no stderr line with ${JSON.stringify(text)} within ${timeoutMs} ms; stderr:\n${stderr}`));
+      }, timeoutMs);
+      transport.stderr?.on('data', check);
+      check();
+    });
+  const client = new Client({ name: 'cli-stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, line };
+}
+
+test("serverInfo defaults to the served module's nearest package.json; names given in the options win", async () => {
+  const weather = await stdioClient(fixture('weather/server.mjs'));
+  try {
+    expect(weather.client.getServerVersion()).toMatchObject({ name: 'weather-server', version: '2.3.4' });
+  } finally {
+    await weather.client.close();
+  }
+  const named = await stdioClient(fixture('weather/named.mjs'));
+  try {
+    expect(named.client.getServerVersion()).toMatchObject({ name: 'explicit-name', version: '9.9.9' });
+  } finally {
+    await named.client.close();
+  }
+});
+
+test('RXMCP_LOG_LEVEL=debug: a crashing tool answers callback_crashed and its stack is on the CLI stderr', async () => {
+  const { client, line } = await stdioClient(fixture('weather/server.mjs'), { RXMCP_LOG_LEVEL: 'debug' });
+  try {
+    const result = await client.callTool({ name: 'forecast', arguments: {} });
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: callback_crashed' }] });
+    const crash = JSON.parse(await line('MCP callback crashed')) as Record<string, any>;
+    expect(crash).toMatchObject({ level: 50, method: 'tools/call', tool: 'forecast', connId: 'default', reason: 'callback_crashed' });
+    expect(crash!.err.stack).toContain('the weather service is down');
   } finally {
     await client.close();
   }

@@ -1,0 +1,166 @@
+/**
+ * Call telemetry: around one request's reply, a `call_completed` event on
+ * events$ and an OpenTelemetry span. Decided when the request is
+ * dispatched: with nobody subscribed to events$ and no tracer provider
+ * registered, the reply Observable is returned untouched and the request
+ * pays nothing more. Durations are on the server's scheduler.
+ *
+ * The handler runs inside the span's context, so spans it starts (and
+ * instrumented libraries it calls) are the request span's children.
+ */
+import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
+import type { CallCompletedEvent, CallOutcome } from '../lib/events.js';
+import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import { callTarget } from './call-target.js';
+import type { RequestScope, ServerCore } from './server-core.js';
+import type { Span, Tracing } from './tracing.js';
+
+type Reply = JsonRpcResponse | null;
+
+/** UTF-8 bytes of a value's JSON; 0 for what JSON cannot hold (a direct caller may pass anything). */
+function jsonBytes(value: unknown): number {
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
+  } catch {
+    return 0;
+  }
+}
+
+function outcomeOf(reply: Reply): { outcome: CallOutcome; errorCode?: number } {
+  if (reply === null) return { outcome: 'pending' };
+  if ('error' in reply) return { outcome: 'error', errorCode: reply.error.code };
+  const result = reply.result as { isError?: unknown } | null;
+  return { outcome: typeof result === 'object' && result !== null && result.isError === true ? 'tool_error' : 'ok' };
+}
+
+const NETWORK_TRANSPORT: Record<string, string> = { stdio: 'pipe', http: 'tcp', sse: 'tcp', ws: 'tcp' };
+
+function startSpan(tracing: Tracing, tracer: NonNullable<ReturnType<Tracing['tracer']>>, scope: RequestScope, name: string | undefined) {
+  const api = tracing.api;
+  const lowCardinality = scope.method === 'tools/call' || scope.method === 'prompts/get';
+  const parent = tracing.parentContext(scope.params?._meta);
+  const span = tracer.startSpan(
+    lowCardinality && name !== undefined ? `${scope.method} ${name}` : scope.method,
+    { kind: api.SpanKind.SERVER, attributes: { 'mcp.method.name': scope.method, 'jsonrpc.request.id': String(scope.id) } },
+    parent,
+  );
+  const transport = NETWORK_TRANSPORT[scope.transport];
+  if (transport !== undefined) span.setAttribute('network.transport', transport);
+  if (name !== undefined) {
+    if (scope.method === 'tools/call') span.setAttributes({ 'gen_ai.tool.name': name, 'gen_ai.operation.name': 'execute_tool' });
+    else if (scope.method === 'prompts/get') span.setAttribute('gen_ai.prompt.name', name);
+    else if (scope.method.startsWith('resources/')) span.setAttribute('mcp.resource.uri', name);
+  }
+  return { span, context: api.trace.setSpan(parent, span) };
+}
+
+function endSpan(tracing: Tracing, span: Span, reply: Reply | undefined, outcome: CallOutcome): void {
+  span.setAttribute('rxmcp.outcome', outcome);
+  if (reply !== undefined && reply !== null && 'error' in reply) {
+    span.setAttributes({ 'error.type': String(reply.error.code), 'rpc.response.status_code': String(reply.error.code) });
+    span.setStatus({ code: tracing.api.SpanStatusCode.ERROR, message: reply.error.message });
+  } else if (outcome === 'tool_error') {
+    span.setAttribute('error.type', 'tool_error');
+    span.setStatus({ code: tracing.api.SpanStatusCode.ERROR });
+  }
+  span.end();
+}
+
+/** One observed request: its start, its span, and the one ending (reply, completion without one, or unsubscription). */
+class CallRecord {
+  private ended = false;
+  inner: Subscription | undefined;
+  readonly startedAt: number;
+  readonly requestBytes: number;
+
+  constructor(
+    private readonly core: ServerCore,
+    private readonly scope: RequestScope,
+    private readonly name: string | undefined,
+    private readonly subscriber: Subscriber<Reply>,
+    private readonly span: Span | undefined,
+    private readonly emit: boolean,
+    message: unknown,
+  ) {
+    this.startedAt = core.options.scheduler.now();
+    this.requestBytes = emit ? jsonBytes(message) : 0;
+  }
+
+  next(reply: Reply): void {
+    this.end(reply);
+    this.subscriber.next(reply);
+  }
+
+  error(error: unknown): void {
+    this.end(undefined, 'error');
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.end(undefined);
+    this.subscriber.complete();
+  }
+
+  unsubscribe(): void {
+    this.inner?.unsubscribe();
+    this.end(undefined);
+  }
+
+  private end(reply: Reply | undefined, failed?: 'error'): void {
+    if (this.ended) return;
+    this.ended = true;
+    const read = reply === undefined ? { outcome: failed ?? ('cancelled' as CallOutcome) } : outcomeOf(reply);
+    if (this.span !== undefined) endSpan(this.core.tracing!, this.span, reply, read.outcome);
+    if (!this.emit || !this.core.events.observed) return;
+    const event: CallCompletedEvent = {
+      type: 'call_completed',
+      connId: this.scope.connId,
+      transport: this.scope.transport,
+      method: this.scope.method,
+      name: this.name,
+      requestId: this.scope.id,
+      ...read,
+      durationMs: this.core.options.scheduler.now() - this.startedAt,
+      requestBytes: this.requestBytes,
+      replyBytes: reply === undefined || reply === null ? 0 : jsonBytes(reply),
+    };
+    this.core.events.next(event);
+  }
+}
+
+class ObservedCall extends Observable<Reply> {
+  constructor(
+    private readonly core: ServerCore,
+    private readonly scope: RequestScope,
+    private readonly message: unknown,
+    private readonly reply$: Observable<Reply>,
+    private readonly tracer: ReturnType<Tracing['tracer']>,
+    private readonly emit: boolean,
+  ) {
+    super();
+  }
+
+  // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
+  _subscribe(subscriber: Subscriber<Reply>): TeardownLogic {
+    const name = callTarget(this.scope.method, this.scope.params);
+    const tracing = this.core.tracing;
+    if (this.tracer === undefined || tracing === null) {
+      const record = new CallRecord(this.core, this.scope, name, subscriber, undefined, this.emit, this.message);
+      record.inner = this.reply$.subscribe(record);
+      return record;
+    }
+    const { span, context } = startSpan(tracing, this.tracer, this.scope, name);
+    const record = new CallRecord(this.core, this.scope, name, subscriber, span, this.emit, this.message);
+    record.inner = tracing.api.context.with(context, () => this.reply$.subscribe(record));
+    return record;
+  }
+}
+
+/** The reply Observable, observed when someone listens (events$ or a tracer provider); otherwise the same Observable. */
+export function withCallTelemetry(core: ServerCore, scope: RequestScope, message: unknown, reply$: Observable<Reply>): Observable<Reply> {
+  const tracer = core.tracing?.tracer();
+  const emit = core.events.observed;
+  if (tracer === undefined && !emit) return reply$;
+  return new ObservedCall(core, scope, message, reply$, tracer, emit);
+}

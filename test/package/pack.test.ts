@@ -1,0 +1,202 @@
+/**
+ * What is published is what is tested: `npm pack` the library (dist/ must be
+ * built; npm test does), check what the tarball holds, install it into a
+ * temporary project, type-check a strict NodeNext server against it, and run
+ * that server over stdio with the official SDK client.
+ *
+ * "Install" without the network: the tarball is unpacked as
+ * node_modules/rxmcp, and only the dependencies its package.json declares are
+ * linked from this repository's node_modules (where `npm ci` put the locked
+ * versions), so an import of anything undeclared fails here as it would for
+ * a user. @opentelemetry/api is not linked: the optional peer is absent.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+interface Packed {
+  readonly filename: string;
+  readonly unpackedSize: number;
+  readonly files: readonly { readonly path: string }[];
+}
+
+let work: string;
+let consumer: string;
+let packed: Packed;
+let manifest: { dependencies: Record<string, string>; repository: { url: string }; exports: Record<string, unknown> };
+
+const CONSUMER_SERVER = `
+import { createServer, Registry, ToolError, type CallCompletedEvent, type ServerEvent, type ServerOptions } from 'rxmcp';
+import { serveStdio } from 'rxmcp/transports';
+
+const registry = new Registry()
+  .registerTool({
+    name: 'add',
+    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    handler: ({ a, b }) => String((a as number) + (b as number)),
+  })
+  .registerTool({ name: 'refuse', handler: () => { throw new ToolError('not today'); } })
+  .registerTool({ name: 'crash', handler: () => { throw new Error('consumer crash'); } });
+
+const options: ServerOptions = { registry, name: 'consumer', serverVersion: '1.2.3' };
+// The types are real, not any: each of these is an error under strict.
+// @ts-expect-error maxInFlight is a number
+const wrong: ServerOptions = { maxInFlight: 'many' };
+void wrong;
+const server = createServer(options);
+const durations: number[] = [];
+server.events$.subscribe((event: ServerEvent) => {
+  if (event.type === 'call_completed') {
+    const done: CallCompletedEvent = event;
+    durations.push(done.durationMs);
+  }
+});
+await serveStdio(server).closed;
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'es2022',
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    skipLibCheck: false,
+    noEmitOnError: true,
+    types: ['node'],
+    outDir: 'out',
+  },
+  files: ['server.ts'],
+};
+
+/** Links node_modules/<name> in `project` to this repository's copy. */
+function linkFromRoot(project: string, name: string): void {
+  const link = join(project, 'node_modules', name);
+  mkdirSync(dirname(link), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules', name), link, 'dir');
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist', 'lib', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  work = mkdtempSync(join(tmpdir(), 'rxmcp-pack-'));
+  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, timeout: 30_000 });
+  packed = (JSON.parse(stdout) as Packed[])[0]!;
+  consumer = join(work, 'consumer');
+  const installed = join(consumer, 'node_modules', 'rxmcp');
+  mkdirSync(installed, { recursive: true });
+  await run('tar', ['-xzf', join(work, packed.filename), '-C', installed, '--strip-components=1'], { timeout: 15_000 });
+  manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+  for (const name of Object.keys(manifest.dependencies)) linkFromRoot(consumer, name);
+  linkFromRoot(consumer, '@types/node');
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
+  writeFileSync(join(consumer, 'server.ts'), CONSUMER_SERVER);
+}, 60_000);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the tarball', () => {
+  test('holds the library, the CLI, the LICENSE and the README, and no source maps, benchmarks or demo servers', () => {
+    const paths = packed.files.map((f) => f.path);
+    for (const needed of ['LICENSE', 'README.md', 'package.json', 'esm-only.cjs', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/transports/index.js', 'dist/transports/index.d.ts', 'dist/examples/cli/rxmcp.js']) {
+      expect(paths).toContain(needed);
+    }
+    expect(paths.filter((p) => p.endsWith('.map'))).toStrictEqual([]);
+    expect(paths.filter((p) => /^dist\/(bench|test)\/|^dist\/examples\/(?!cli\/)/.test(p))).toStrictEqual([]);
+    expect(readFileSync(join(consumer, 'node_modules', 'rxmcp', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 rxmcp contributors/);
+    expect(packed.unpackedSize).toBeLessThan(450_000);
+  });
+
+  test('every README link resolves: relative ones to a file in the tarball, repository ones to a file in this repository', () => {
+    const paths = new Set(packed.files.map((f) => f.path));
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const repo = manifest.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    expect(targets.length).toBeGreaterThan(5);
+    for (const target of targets) {
+      if (target.startsWith('#') || /^https?:\/\//.test(target) && !target.startsWith(repo)) continue;
+      if (target.startsWith(repo)) {
+        const inRepo = target.slice(repo.length).replace(/^\/(blob|tree)\/main\//, '').replace(/#.*$/, '');
+        if (inRepo === '' || inRepo === target.slice(repo.length)) continue; // the repository itself
+        expect(existsSync(join(ROOT, inRepo)), `${target} names ${inRepo}, not in this repository`).toBe(true);
+      } else {
+        expect(paths.has(target.replace(/#.*$/, '')), `${target} is not in the tarball`).toBe(true);
+      }
+    }
+  });
+
+  test('require() of either entry point fails with a message that says rxmcp is ESM only', async () => {
+    for (const entry of ['rxmcp', 'rxmcp/transports']) {
+      const failure = await run(process.execPath, ['-e', `require(${JSON.stringify(entry)})`], { cwd: consumer, timeout: 15_000 }).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr).toContain('ES module only');
+      expect(failure?.stderr).toContain("import { createServer } from 'rxmcp'");
+    }
+  });
+});
+
+describe('a strict NodeNext project using the tarball', () => {
+  test('type-checks and builds against the published .d.ts (skipLibCheck off, no @opentelemetry/api)', async () => {
+    expect(existsSync(join(consumer, 'node_modules', '@opentelemetry'))).toBe(false);
+    const result = await run(process.execPath, [TSC, '-p', consumer], { cwd: consumer, timeout: 45_000 }).then(
+      () => ({ code: 0, stdout: '' }),
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(0);
+    expect(existsSync(join(consumer, 'out', 'server.js'))).toBe(true);
+  }, 60_000);
+
+  test('runs over stdio with the official SDK client: serverInfo, a call, a ToolError, and a crash logged on stderr', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['out/server.js'],
+      cwd: consumer,
+      env: { PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk) => (stderr += String(chunk)));
+    const crashLogged = new Promise<void>((resolve) => transport.stderr?.on('data', () => stderr.includes('consumer crash') && resolve()));
+    const client = new Client({ name: 'pack-test', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      expect(client.getServerVersion()).toMatchObject({ name: 'consumer', version: '1.2.3' });
+      expect((await client.listTools()).tools.map((t) => t.name)).toStrictEqual(['add', 'refuse', 'crash']);
+      expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toMatchObject({ content: [{ type: 'text', text: '5' }] });
+      expect(await client.callTool({ name: 'refuse', arguments: {} })).toMatchObject({ isError: true, content: [{ text: 'not today' }] });
+      expect(await client.callTool({ name: 'crash', arguments: {} })).toMatchObject({ isError: true, content: [{ text: 'Error: callback_crashed' }] });
+      await crashLogged;
+      const line = JSON.parse(stderr.split('\n').find((l) => l.includes('consumer crash'))!) as Record<string, any>;
+      expect(line).toMatchObject({ level: 50, method: 'tools/call', tool: 'crash', err: { message: 'consumer crash' } });
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; the server's stderr:\n${stderr}`);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  test('the rxmcp bin runs from the installed package', async () => {
+    const { stdout } = await run(process.execPath, [join(consumer, 'node_modules', 'rxmcp', 'dist', 'examples', 'cli', 'rxmcp.js'), '--help'], {
+      cwd: consumer,
+      timeout: 15_000,
+    });
+    expect(stdout).toContain('rxmcp serve <module>');
+  });
+});
