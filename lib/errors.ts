@@ -83,9 +83,15 @@ export function callbackFailedToolResult(reason: CallbackFailure): ErrorToolResu
   return errorToolResult(`Error: ${reason}`);
 }
 
-/** The machine-readable deny of a tools/call: a result, not a JSON-RPC error. */
-export function toolDenied(tool: string, decision: 'deny' | 'ask', detail: string): ErrorToolResult {
-  return errorToolResult(JSON.stringify({ error: 'authorization_required', tool, decision, detail }));
+/**
+ * The machine-readable deny of a tools/call: a result, not a JSON-RPC error.
+ * `detail` says what happened (lib/deny-details.ts); `prompt` carries the
+ * approval question when it could not be asked, so it is not lost.
+ */
+export function toolDenied(tool: string, decision: 'deny' | 'ask', detail: string, prompt?: string): ErrorToolResult {
+  const body: Record<string, string> = { error: 'authorization_required', tool, decision, detail };
+  if (prompt !== undefined) body.prompt = prompt;
+  return errorToolResult(JSON.stringify(body));
 }
 
 /** Thrown by a tool handler to report a failure whose message the client may see. */

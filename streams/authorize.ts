@@ -8,9 +8,10 @@
  */
 import { ALLOW, readDecision, type Authorizer, type Verdict } from '../lib/authorizers.js';
 import type { AuthorizationContext } from '../lib/context.js';
+import { DENY_DETAIL } from '../lib/deny-details.js';
 import { attempt, eventualOf, thenEventual, type Eventual } from './eventual.js';
 
-const FAILED: Verdict = { kind: 'deny', detail: 'authorizer_failed' };
+const FAILED: Verdict = { kind: 'deny', detail: DENY_DETAIL.authorizerFailed };
 
 export function authorize(
   authorizer: Authorizer | null,

@@ -12,7 +12,9 @@ import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import { WebSocket } from 'ws';
 import type { ConnId } from '../../lib/context.js';
 import { parseError } from '../../lib/errors.js';
+import { guardedObserver } from '../../lib/guarded.js';
 import type { Logger } from '../../lib/logger.js';
+import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
@@ -44,7 +46,7 @@ export function serveSocket(server: McpServer, socket: WebSocket, limits: Socket
     closing.add(closeWithGrace(socket, code, reason, limits.closeGraceMs, scheduler));
   };
 
-  const send = (message: unknown) => {
+  const send = (message: OutboundMessage) => {
     if (socket.readyState !== WebSocket.OPEN) return;
     // Checked before sending, so one large reply to a reader that keeps up is never mistaken for a backlog.
     if (socket.bufferedAmount > limits.maxBufferedBytes) {
@@ -52,11 +54,10 @@ export function serveSocket(server: McpServer, socket: WebSocket, limits: Socket
       end(CLOSE_TRY_AGAIN_LATER, `slow consumer: over ${limits.maxBufferedBytes} bytes of outbound data unread`);
       return;
     }
-    let frame: string;
-    try {
-      frame = JSON.stringify(message);
-    } catch (error) {
-      logger.error({ connId, err: error }, 'rxmcp ws: outbound message is not serializable; dropped');
+    // A reply that does not serialise is still answered (an internal error); anything else is dropped.
+    const frame = encodeMessage(message);
+    if (frame === null) {
+      logger.error({ connId }, 'rxmcp ws: outbound message is not serializable; dropped');
       return;
     }
     socket.send(frame);
@@ -80,10 +81,12 @@ export function serveSocket(server: McpServer, socket: WebSocket, limits: Socket
   });
 
   connection.add(
-    server.connect(connId, inbound$, { transport: 'ws' }).subscribe({
-      next: (message: OutboundMessage) => send(message),
-      complete: () => end(CLOSE_NORMAL, 'connection ended'),
-    }),
+    server.connect(connId, inbound$, { transport: 'ws' }).subscribe(
+      guardedObserver(logger, 'rxmcp ws', {
+        next: (message: OutboundMessage) => send(message),
+        complete: () => end(CLOSE_NORMAL, 'connection ended'),
+      }),
+    ),
   );
   if (limits.pingIntervalMs !== null) connection.add(keepAlive(socket, limits.pingIntervalMs, scheduler));
   logger.debug({ connId }, 'rxmcp ws: connection opened');
