@@ -27,12 +27,11 @@ export function askUser(
   args: Record<string, unknown>,
   prompt: string,
 ): Observable<JsonRpcResponse | null> {
-  const capabilities = core.capabilities.get(scope.connId);
-  if (!isPlainObject(capabilities?.elicitation)) {
-    return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', DENY_DETAIL.cannotAskNoElicitation, prompt)));
-  }
   if (!core.connections.isLive(scope.connId)) {
     return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', DENY_DETAIL.cannotAskNotConnected, prompt)));
+  }
+  if (!isPlainObject(core.capabilities.get(scope.connId)?.elicitation)) {
+    return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', DENY_DETAIL.cannotAskNoElicitation, prompt)));
   }
 
   const closed = (outcome: string) =>
