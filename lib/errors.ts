@@ -15,6 +15,19 @@ export const AUTHORIZATION_REQUIRED = -32090;
 /** Why a callback produced no result; the names the contract puts on the wire. */
 export type CallbackFailure = 'server_busy' | 'callback_timeout' | 'callback_crashed';
 
+/**
+ * A client-sent value as error text: a string as itself, a number, boolean,
+ * null or undefined as its literal, anything else by its kind. Never
+ * `String(value)`: a deeply nested array overflows the stack in join, and an
+ * object with a `toString` key throws.
+ */
+export function shownValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 function errorObject(code: number, message: string, data?: unknown): JsonRpcErrorObject {
   return data === undefined ? { code, message } : { code, message, data };
 }
