@@ -7,7 +7,8 @@
  * process gone with it. So every terminal observer the library itself
  * subscribes (each transport's writer, `server.subscribe`'s observer) is
  * wrapped here: a throw is logged and swallowed, an error notification is
- * logged, and logging cannot throw either.
+ * logged, and logging cannot throw either: a configured logger is wrapped
+ * once, at createServer, by `safeLogger`.
  */
 import type { Observer } from 'rxjs';
 import type { Logger } from './logger.js';
@@ -15,12 +16,23 @@ import type { Logger } from './logger.js';
 type Level = 'debug' | 'info' | 'warn' | 'error';
 
 /** Logs, and swallows whatever a (user-supplied) logger throws: reporting a failure must not become one. */
-export function logSafely(logger: Logger, level: Level, fields: Record<string, unknown>, message: string): void {
+export function logSafely(logger: Logger, level: Level, fields: unknown, message?: string): void {
   try {
-    logger[level](fields, message);
+    if (message === undefined) logger[level](fields);
+    else logger[level](fields, message);
   } catch {
     // Nowhere left to report it.
   }
+}
+
+/** `logger` with every level method unable to throw (a broken logger loses lines, never the server). */
+export function safeLogger(logger: Logger): Logger {
+  return {
+    debug: (obj, msg) => logSafely(logger, 'debug', obj, msg),
+    info: (obj, msg) => logSafely(logger, 'info', obj, msg),
+    warn: (obj, msg) => logSafely(logger, 'warn', obj, msg),
+    error: (obj, msg) => logSafely(logger, 'error', obj, msg),
+  };
 }
 
 class GuardedObserver<T> implements Observer<T> {

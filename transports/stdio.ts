@@ -86,7 +86,15 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   const writer = new BurstWriter(
-    (text) => output.write(text),
+    (text) => {
+      try {
+        return output.write(text);
+      } catch (err) {
+        // A Writable whose write throws is an output that failed, like one that emits 'error'.
+        onOutputError(err);
+        return true;
+      }
+    },
     () => {
       if (awaitingDrain) return;
       awaitingDrain = true;

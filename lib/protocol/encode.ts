@@ -10,7 +10,7 @@
  * that cannot be serialised is dropped (null).
  */
 import { INTERNAL_ERROR, internalError } from '../errors.js';
-import { isJsonRpcId, type OutboundMessage } from './jsonrpc.js';
+import { isJsonRpcId, type JsonRpcId, type OutboundMessage } from './jsonrpc.js';
 
 /** The last resort: written by hand, so nothing can make it fail. */
 const UNSERIALISABLE_REPLY = `{"jsonrpc":"2.0","id":null,"error":{"code":${INTERNAL_ERROR},"message":"Internal error: reply could not be serialised"}}`;
@@ -25,11 +25,23 @@ function stringify(value: unknown): string | null {
   }
 }
 
+/** What JSON.stringify (or a toJSON it called) threw, as text; a thrown oddity is just "not JSON". */
 function reasonOf(error: unknown): string {
   try {
-    return error instanceof Error ? error.message : 'not JSON';
+    const message = error instanceof Error ? error.message : undefined;
+    return typeof message === 'string' ? message : 'not JSON';
   } catch {
     return 'not JSON';
+  }
+}
+
+/** The reply's id when reading it is safe and it is an id that encodes; else null. */
+function idOf(message: OutboundMessage): JsonRpcId {
+  try {
+    const id = (message as { id?: unknown }).id;
+    return isJsonRpcId(id) ? id : null;
+  } catch {
+    return null;
   }
 }
 
@@ -47,11 +59,8 @@ export function encodeMessage(message: OutboundMessage): string | null {
     if (typeof text === 'string') return text;
   } catch (error) {
     if (!isReply(message)) return null;
-    const id = (message as { id?: unknown }).id;
     const detail = `reply could not be serialised (${reasonOf(error)})`;
-    return (
-      (isJsonRpcId(id) ? stringify(internalError(id, detail)) : null) ?? stringify(internalError(null, detail)) ?? UNSERIALISABLE_REPLY
-    );
+    return stringify(internalError(idOf(message), detail)) ?? stringify(internalError(null, detail)) ?? UNSERIALISABLE_REPLY;
   }
   return isReply(message) ? UNSERIALISABLE_REPLY : null;
 }
