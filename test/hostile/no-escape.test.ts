@@ -24,7 +24,9 @@ beforeAll(() => {
 afterAll(() => {
   config.onUnhandledError = previous;
 });
-afterEach(() => {
+afterEach(async () => {
+  // RxJS reports on a timer of its own (timeoutProvider): let it fire before looking.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   expect(escaped).toEqual([]);
 });
 

@@ -49,7 +49,7 @@ const method = fc.constantFrom(...REQUEST_METHODS, 'notifications/cancelled', 'n
 const plainId = fc.oneof(fc.integer({ min: -1000, max: 1000 }).map(String), fc.constantFrom('"a"', 'null', '""'));
 
 /** One message as wire text. */
-export const hostileText: fc.Arbitrary<string> = fc.oneof(
+const hostileWireText: fc.Arbitrary<string> = fc.oneof(
   // a hostile id on a request
   fc.tuple(slot, method).map(([id, m]) => `{"jsonrpc":"2.0","id":${id},"method":"${m}"}`),
   // hostile params on a request with a plain id
@@ -74,6 +74,20 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   // ordinary arbitrary messages
   anyMessage.map((message) => JSON.stringify(message)),
 );
+
+/** Wire text that shows itself shortened in a counterexample (some are hundreds of kilobytes). */
+export interface HostileText {
+  readonly text: string;
+}
+
+function shortened(text: string): string {
+  return text.length <= 160 ? text : `${text.slice(0, 120)}... (${text.length} chars) ...${text.slice(-20)}`;
+}
+
+export const hostileText: fc.Arbitrary<HostileText> = hostileWireText.map((text) => ({
+  text,
+  [fc.toStringMethod]: () => JSON.stringify(shortened(text)),
+}));
 
 export type WireExpectation =
   | { readonly kind: 'parse-error' }
