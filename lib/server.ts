@@ -149,7 +149,14 @@ export class McpServer {
   connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
     return new Observable<OutboundMessage>((subscriber) => {
       const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
-      const origin: Origin = { connId, transport: state.transport, peer: state.peer, mode: 'reply', gate: initializationGateFor(state.transport) };
+      const origin: Origin = {
+        connId,
+        transport: state.transport,
+        peer: state.peer,
+        mode: 'reply',
+        // stdio, ws and sse connections answer nothing but initialize and ping until initialized.
+        gate: initializationGateFor(state.transport),
+      };
       const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(
         this.core,
@@ -264,7 +271,8 @@ export class McpServer {
   ): Subscription {
     const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
     // A throwing observer is logged, never rethrown by RxJS into the process.
-    const subscription = outbox(state, this.broadcasts).subscribe(guardedObserver(this.options.logger, 'server.subscribe', observerOrNext));
+    const observer = guardedObserver(this.options.logger, 'server.subscribe', observerOrNext);
+    const subscription = outbox(state, this.broadcasts).subscribe(observer);
     subscription.add(() => this.connections.detach(state));
     return subscription;
   }

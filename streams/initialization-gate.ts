@@ -26,7 +26,7 @@ import type { Classified } from './classify-message.js';
 const GATED: ReadonlySet<TransportKind> = new Set<TransportKind>(['stdio', 'ws', 'sse']);
 
 const DROP: Classified = { kind: 'drop' };
-export const NOT_INITIALIZED = 'Invalid Request: send initialize first (this connection is not initialized)';
+const NOT_INITIALIZED = 'Invalid Request: send initialize first (this connection is not initialized)';
 
 export class InitializationGate {
   private initialized = false;
