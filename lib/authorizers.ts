@@ -4,6 +4,7 @@
  * or `{ deny: reason }`; anything else is a contract violation and denies.
  */
 import type { AuthorizationContext } from './context.js';
+import { DENY_DETAIL } from './deny-details.js';
 
 export type Decision = 'allow' | { readonly ask: string } | { readonly deny: string };
 
@@ -29,7 +30,7 @@ export function readDecision(value: unknown): Verdict {
     if (keys.length === 1 && typeof record.ask === 'string') return { kind: 'ask', prompt: record.ask };
     if (keys.length === 1 && typeof record.deny === 'string') return { kind: 'deny', detail: record.deny };
   }
-  return { kind: 'deny', detail: 'authorizer_contract_violation' };
+  return { kind: 'deny', detail: DENY_DETAIL.authorizerContractViolation };
 }
 
 export function allowAll(): Authorizer {

@@ -15,6 +15,19 @@ export const AUTHORIZATION_REQUIRED = -32090;
 /** Why a callback produced no result; the names the contract puts on the wire. */
 export type CallbackFailure = 'server_busy' | 'callback_timeout' | 'callback_crashed';
 
+/**
+ * A client-sent value as error text: a string as itself, a number, boolean,
+ * null or undefined as its literal, anything else by its kind. Never
+ * `String(value)`: a deeply nested array overflows the stack in join, and an
+ * object with a `toString` key throws.
+ */
+export function shownValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 function errorObject(code: number, message: string, data?: unknown): JsonRpcErrorObject {
   return data === undefined ? { code, message } : { code, message, data };
 }
@@ -83,9 +96,15 @@ export function callbackFailedToolResult(reason: CallbackFailure): ErrorToolResu
   return errorToolResult(`Error: ${reason}`);
 }
 
-/** The machine-readable deny of a tools/call: a result, not a JSON-RPC error. */
-export function toolDenied(tool: string, decision: 'deny' | 'ask', detail: string): ErrorToolResult {
-  return errorToolResult(JSON.stringify({ error: 'authorization_required', tool, decision, detail }));
+/**
+ * The machine-readable deny of a tools/call: a result, not a JSON-RPC error.
+ * `detail` says what happened (lib/deny-details.ts); `prompt` carries the
+ * approval question when it could not be asked, so it is not lost.
+ */
+export function toolDenied(tool: string, decision: 'deny' | 'ask', detail: string, prompt?: string): ErrorToolResult {
+  const body: Record<string, string> = { error: 'authorization_required', tool, decision, detail };
+  if (prompt !== undefined) body.prompt = prompt;
+  return errorToolResult(JSON.stringify(body));
 }
 
 /** Thrown by a tool handler to report a failure whose message the client may see. */

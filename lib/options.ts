@@ -6,6 +6,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
 import { ConfigError } from './errors.js';
+import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
@@ -189,7 +190,8 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     unknownToolReply: optionalFunction('unknownToolReply', options.unknownToolReply),
     transport,
     scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? stderrLogger(),
+    // Wrapped: a logger that throws must not turn a failure report into a crash.
+    logger: options.logger === undefined ? stderrLogger() : safeLogger(options.logger),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;

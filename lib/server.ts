@@ -22,6 +22,7 @@ import { ClientRequests } from '../streams/client-requests.js';
 import { ConnectionReplies } from '../streams/connection-replies.js';
 import { Connections } from '../streams/connections.js';
 import { DeadlineQueue } from '../streams/deadline-queue.js';
+import { initializationGateFor } from '../streams/initialization-gate.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
@@ -29,6 +30,7 @@ import { createTracing } from '../streams/tracing.js';
 import type { Origin, ServerCore } from '../streams/server-core.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
 import { CallerGoneError } from './errors.js';
+import { guardedObserver } from './guarded.js';
 import type { ServerEvent } from './events.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
 import { notification, type JsonRpcResponse, type OutboundMessage } from './protocol/jsonrpc.js';
@@ -155,7 +157,14 @@ export class McpServer {
   connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
     return new Observable<OutboundMessage>((subscriber) => {
       const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
-      const origin: Origin = { connId, transport: state.transport, peer: state.peer, mode: 'reply' };
+      const origin: Origin = {
+        connId,
+        transport: state.transport,
+        peer: state.peer,
+        mode: 'reply',
+        // stdio, ws and sse connections answer nothing but initialize and ping until initialized.
+        gate: initializationGateFor(state.transport),
+      };
       const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(
         this.core,
@@ -260,7 +269,8 @@ export class McpServer {
   /**
    * Attaches a subscriber for `connId` (default `'default'`): it receives that
    * connection's pushes and the broadcasts. Unsubscribing is the subscriber's
-   * exit; the last one out drops the connection's parked calls.
+   * exit; the last one out drops the connection's parked calls. What the
+   * observer throws is logged and swallowed.
    */
   subscribe(
     observerOrNext: Partial<Observer<OutboundMessage>> | ((message: OutboundMessage) => void),
@@ -268,7 +278,9 @@ export class McpServer {
     options: ConnectOptions = {},
   ): Subscription {
     const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
-    const subscription = outbox(state, this.broadcasts).subscribe(observerOrNext);
+    // A throwing observer is logged, never rethrown by RxJS into the process.
+    const observer = guardedObserver(this.options.logger, 'server.subscribe', observerOrNext);
+    const subscription = outbox(state, this.broadcasts).subscribe(observer);
     subscription.add(() => this.connections.detach(state));
     return subscription;
   }

@@ -9,6 +9,7 @@
  */
 import { ALLOW, readDecision, type Authorizer, type Verdict } from '../lib/authorizers.js';
 import type { AuthorizationContext } from '../lib/context.js';
+import { DENY_DETAIL } from '../lib/deny-details.js';
 import { attempt, eventualOf, thenEventual, type Eventual } from './eventual.js';
 
 export function authorize(
@@ -20,6 +21,6 @@ export function authorize(
   if (authorizer === null) return ALLOW;
   return attempt(
     () => thenEventual(eventualOf(authorizer(name, args, { connId: ctx.connId, transport: ctx.transport })), readDecision),
-    (error): Verdict => ({ kind: 'deny', detail: 'authorizer_failed', failure: error }),
+    (error): Verdict => ({ kind: 'deny', detail: DENY_DETAIL.authorizerFailed, failure: error }),
   );
 }

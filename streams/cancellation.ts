@@ -66,6 +66,7 @@ class FirstReply<T> implements CancelTarget {
   constructor(
     private readonly subscriber: Subscriber<T>,
     private readonly scope: CancelScope | undefined,
+    private readonly recover: ((error: unknown) => T) | undefined,
   ) {}
 
   get done(): boolean {
@@ -80,7 +81,8 @@ class FirstReply<T> implements CancelTarget {
   }
 
   error(error: unknown): void {
-    this.subscriber.error(error);
+    if (this.recover === undefined || this.replied) this.subscriber.error(error);
+    else this.next(this.recover(error));
   }
 
   complete(): void {
@@ -103,13 +105,14 @@ class FirstReplyObservable<T> extends Observable<T> {
   constructor(
     private readonly replies: Observable<T>,
     private readonly scope: CancelScope | undefined,
+    private readonly recover: ((error: unknown) => T) | undefined,
   ) {
     super();
   }
 
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<T>): TeardownLogic {
-    const reply = new FirstReply(subscriber, this.scope);
+    const reply = new FirstReply(subscriber, this.scope, this.recover);
     const inner = this.replies.subscribe(reply);
     reply.inner = inner;
     if (reply.done) {
@@ -124,7 +127,9 @@ class FirstReplyObservable<T> extends Observable<T> {
 /**
  * The first value of `source`, then complete; or, when `cancellations` is
  * given, nothing at all if the client cancels (connId, requestId) first.
+ * With `recover`, a failure of `source` before its first value is answered
+ * with `recover(error)` instead of failing.
  */
-export function firstReply<T>(source: Observable<T>, cancellations?: CancelScope): Observable<T> {
-  return new FirstReplyObservable(source, cancellations);
+export function firstReply<T>(source: Observable<T>, cancellations?: CancelScope, recover?: (error: unknown) => T): Observable<T> {
+  return new FirstReplyObservable(source, cancellations, recover);
 }

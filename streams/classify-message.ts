@@ -2,9 +2,14 @@
  * classifyMessage: the envelope check, in the contract's order, before any
  * method is looked at. Bad input becomes a ready reply or a drop, never a
  * throw.
+ *
+ * An id that is not a string, a number or null is refused first (-32600
+ * with id null; a response carrying one is dropped): nothing downstream
+ * stores, hashes or echoes it, so a deeply nested or huge structure in the
+ * id position can never reach an encoder or a Map key.
  */
 import { invalidParams, invalidRequest } from '../lib/errors.js';
-import { isPlainObject, type JsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import { isJsonRpcId, isPlainObject, type JsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 
 export type Classified =
   | { readonly kind: 'invalid'; readonly reply: JsonRpcResponse }
@@ -21,9 +26,12 @@ export function classifyMessage(message: unknown): Classified {
     return { kind: 'invalid', reply: invalidRequest(null, `Invalid Request: ${what}`) };
   }
   const hasId = 'id' in message && message.id !== undefined;
-  const id = (hasId ? message.id : null) as JsonRpcId;
   const hasMethod = 'method' in message && message.method !== undefined;
   const isResponse = !hasMethod && ('result' in message || 'error' in message);
+  if (hasId && !isJsonRpcId(message.id)) {
+    return isResponse ? DROP : { kind: 'invalid', reply: invalidRequest(null, 'Invalid Request: id must be a string, a number or null') };
+  }
+  const id = (hasId ? message.id : null) as JsonRpcId;
 
   if (message.jsonrpc !== '2.0') {
     return hasId && !isResponse ? { kind: 'invalid', reply: invalidRequest(id, 'Invalid Request: jsonrpc must be "2.0"') } : DROP;

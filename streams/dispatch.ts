@@ -6,27 +6,55 @@
  * the client cancels the request with notifications/cancelled. Unsubscribing
  * it is cancellation: every worker under it aborts, every parked call under
  * it is dropped, and no late reply can follow.
+ *
+ * It never throws and its Observable never fails: a stage that throws, at
+ * once or later, is a server bug contained to its own request, which is
+ * answered with an internal error (logged, details never sent), so no input
+ * can take a connection, let alone the process, down with it.
  */
 import { of, type Observable } from 'rxjs';
 import { methodNotFound } from '../lib/errors.js';
-import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import { isJsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from './call-telemetry.js';
 import { firstReply } from './cancellation.js';
-import { classifyMessage } from './classify-message.js';
+import { classifyMessage, type Classified } from './classify-message.js';
 import { METHODS, UNCANCELLABLE } from './methods/index.js';
+import { pipelineFailure, reportPipelineFailure } from './pipeline-failure.js';
 import type { Origin, RequestScope, ServerCore } from './server-core.js';
 
 const NO_REPLY: Observable<null> = of(null);
 
 function onNotification(core: ServerCore, origin: Origin, method: string, params: Record<string, unknown> | undefined): void {
-  if (method === 'notifications/cancelled' && params !== undefined && params.requestId !== undefined) {
+  // Only an id a request can have names one; anything else (a nested structure, a boolean) is dropped.
+  if (method === 'notifications/cancelled' && params !== undefined && isCancellableId(params.requestId)) {
     core.cancellations.cancel(origin.connId, params.requestId);
   }
   // notifications/initialized and anything unknown need no action.
 }
 
+function isCancellableId(value: unknown): value is string | number {
+  return value !== null && isJsonRpcId(value);
+}
+
 export function dispatch(core: ServerCore, message: unknown, origin: Origin): Observable<JsonRpcResponse | null> {
-  const classified = classifyMessage(message);
+  let classified: Classified;
+  try {
+    classified = classifyMessage(message);
+    if (origin.gate !== undefined) classified = origin.gate.screen(classified);
+  } catch (error) {
+    // Only a direct caller's object can make the envelope check throw (a getter, a Proxy).
+    return of(pipelineFailure(core, origin.connId, null, error));
+  }
+  try {
+    return route(core, classified, origin, message);
+  } catch (error) {
+    if (classified.kind === 'request') return of(pipelineFailure(core, origin.connId, classified.id, error));
+    reportPipelineFailure(core, origin.connId, error);
+    return NO_REPLY;
+  }
+}
+
+function route(core: ServerCore, classified: Classified, origin: Origin, message: unknown): Observable<JsonRpcResponse | null> {
   switch (classified.kind) {
     case 'invalid':
       return of(classified.reply);
@@ -54,9 +82,10 @@ export function dispatch(core: ServerCore, message: unknown, origin: Origin): Ob
         params: classified.params,
       };
       const reply$ = handler(core, scope);
+      const recover = (error: unknown) => pipelineFailure(core, scope.connId, scope.id, error);
       const first$ = UNCANCELLABLE.has(scope.method)
-        ? firstReply(reply$)
-        : firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id });
+        ? firstReply(reply$, undefined, recover)
+        : firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id }, recover);
       return withCallTelemetry(core, scope, message, first$);
     }
   }

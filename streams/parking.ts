@@ -24,14 +24,15 @@
  */
 import { Observable, Subject, map, race, take, timer, type SchedulerLike } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
+import { DENY_DETAIL } from '../lib/deny-details.js';
 import { randomId } from '../lib/random-id.js';
 import type { JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
 
 export type ElicitationVerdict = { readonly approved: true } | { readonly approved: false; readonly detail: string };
 
-export const DETAIL_PENDING_CONNECTION = 'too many elicitations pending';
-export const DETAIL_PENDING_SERVER = 'too many elicitations pending on this server';
-export const DETAIL_TIMED_OUT = 'elicitation timed out';
+export const DETAIL_PENDING_CONNECTION = DENY_DETAIL.pendingOnConnection;
+export const DETAIL_PENDING_SERVER = DENY_DETAIL.pendingOnServer;
+export const DETAIL_TIMED_OUT = DENY_DETAIL.timedOut;
 
 const APPROVED: ElicitationVerdict = { approved: true };
 
@@ -77,13 +78,13 @@ export function randomElicitationId(): string {
 
 /** Reads the client's answer to an elicitation/create request. */
 export function readElicitationAnswer(message: Record<string, unknown>): ElicitationVerdict {
-  if ('error' in message) return denied('elicitation failed');
+  if ('error' in message) return denied(DENY_DETAIL.elicitationFailed);
   const result = message.result as { action?: unknown; content?: { approve?: unknown } } | undefined;
   const action = result?.action;
-  if (action === 'accept') return result?.content?.approve === true ? APPROVED : denied('user accept');
-  if (action === 'decline') return denied('user decline');
-  if (action === 'cancel') return denied('user cancel');
-  return denied('user declined');
+  if (action === 'accept') return result?.content?.approve === true ? APPROVED : denied(DENY_DETAIL.notApproved);
+  if (action === 'decline') return denied(DENY_DETAIL.declined);
+  if (action === 'cancel') return denied(DENY_DETAIL.cancelled);
+  return denied(DENY_DETAIL.noAction);
 }
 
 export function elicitationRequest(id: string, tool: string, prompt: string): JsonRpcRequest {

@@ -6,6 +6,7 @@
  * is -32603 "MCP callback failed".
  */
 import type { Observable } from 'rxjs';
+import { DENY_DETAIL } from '../lib/deny-details.js';
 import { callbackFailed, readDenied } from '../lib/errors.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { authorize } from './authorize.js';
@@ -28,7 +29,7 @@ export function readSurface(
       thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContext(scope)), (verdict) => {
         if (verdict.kind === 'allow') return work(abort);
         reportAuthorizerFault(core, scope, verdict);
-        const detail = verdict.kind === 'ask' ? 'interactive_approval_unsupported' : verdict.detail;
+        const detail = verdict.kind === 'ask' ? DENY_DETAIL.interactiveApprovalUnsupported : verdict.detail;
         return readDenied(scope.id, scope.method, detail);
       }),
     (outcome) => {

@@ -136,7 +136,7 @@ describe('the demo over stdio, with the official SDK client', () => {
 
     session.answer = () => ({ action: 'decline' });
     expect(await client.callTool({ name: 'delete_note', arguments: { id: '2' } })).toEqual({
-      content: [{ type: 'text', text: denyText('user decline') }],
+      content: [{ type: 'text', text: denyText('declined') }],
       isError: true,
     });
     expect(session.elicitations).toHaveLength(2);

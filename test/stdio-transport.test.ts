@@ -156,6 +156,8 @@ describe('serveStdio: framing and replies', () => {
   test('CRLF lines, blank lines and a message split across chunks', async () => {
     const server = createServer({ registry: testRegistry() });
     const w = wire(server);
+    w.send(INITIALIZE); // a tools/call before initialize is refused on stdio
+    await w.reader.take(1);
     w.sendRaw(`${JSON.stringify(ping(1))}\r\n\r\n   \n`);
     const split = JSON.stringify(call(2, 'echo', { text: 'über' }));
     const bytes = Buffer.from(`${split}\r\n`);

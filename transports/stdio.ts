@@ -23,6 +23,7 @@ import { Subject } from 'rxjs';
 import type { Readable, Writable } from 'node:stream';
 import { DEFAULT_CONN_ID, type ConnId } from '../lib/context.js';
 import { ConfigError, parseError } from '../lib/errors.js';
+import { guardedObserver } from '../lib/guarded.js';
 import type { McpServer } from '../lib/server.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { decodeJsonLine, encodeJsonLine } from './json-lines.js';
@@ -85,7 +86,15 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   const writer = new BurstWriter(
-    (text) => output.write(text),
+    (text) => {
+      try {
+        return output.write(text);
+      } catch (err) {
+        // A Writable whose write throws is an output that failed, like one that emits 'error'.
+        onOutputError(err);
+        return true;
+      }
+    },
     () => {
       if (awaitingDrain) return;
       awaitingDrain = true;
@@ -161,10 +170,9 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   // Subscribed before the first byte is read, so no reply can be missed.
-  const connection = server.connect(connId, inbound, { transport: 'stdio' }).subscribe({
-    next: write,
-    complete: finish,
-  });
+  const connection = server.connect(connId, inbound, { transport: 'stdio' }).subscribe(
+    guardedObserver(logger, 'stdio', { next: write, complete: finish }),
+  );
   output.on('error', onOutputError);
   input.on('error', onInputError);
   if (input.readableEnded || input.destroyed) {

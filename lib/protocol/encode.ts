@@ -1,19 +1,66 @@
 /**
- * encodeMessage: an outbound message as JSON text for a wire. A reply that
- * cannot be serialised (a BigInt, a cycle in a handler's result) becomes an
- * internal error for the same id, so the request is still answered; any
- * other message that cannot be serialised is dropped (null).
+ * encodeMessage: an outbound message as JSON text for a wire. It never
+ * throws, whatever the message holds.
+ *
+ * A reply that cannot be serialised (a BigInt, a cycle or a structure too
+ * deep for the stack in a handler's result) becomes an internal error for
+ * the same id, so the request is still answered; when even that fails (an id
+ * that does not encode, which the envelope check keeps out) the internal
+ * error goes with id null, and past that a constant text. Any other message
+ * that cannot be serialised is dropped (null).
  */
-import { internalError } from '../errors.js';
-import type { JsonRpcId, OutboundMessage } from './jsonrpc.js';
+import { INTERNAL_ERROR, internalError } from '../errors.js';
+import { isJsonRpcId, type JsonRpcId, type OutboundMessage } from './jsonrpc.js';
+
+/** The last resort: written by hand, so nothing can make it fail. */
+const UNSERIALISABLE_REPLY = `{"jsonrpc":"2.0","id":null,"error":{"code":${INTERNAL_ERROR},"message":"Internal error: reply could not be serialised"}}`;
+
+function stringify(value: unknown): string | null {
+  try {
+    const text = JSON.stringify(value);
+    // undefined for a value JSON has no text for (a function, a symbol); never a wire message.
+    return typeof text === 'string' ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What JSON.stringify (or a toJSON it called) threw, as text; a thrown oddity is just "not JSON". */
+function reasonOf(error: unknown): string {
+  try {
+    const message = error instanceof Error ? error.message : undefined;
+    return typeof message === 'string' ? message : 'not JSON';
+  } catch {
+    return 'not JSON';
+  }
+}
+
+/** The reply's id when reading it is safe and it is an id that encodes; else null. */
+function idOf(message: OutboundMessage): JsonRpcId {
+  try {
+    const id = (message as { id?: unknown }).id;
+    return isJsonRpcId(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+function isReply(message: OutboundMessage): boolean {
+  try {
+    return typeof message === 'object' && message !== null && 'id' in message && !('method' in message);
+  } catch {
+    return false;
+  }
+}
 
 export function encodeMessage(message: OutboundMessage): string | null {
   try {
-    return JSON.stringify(message);
+    const text = JSON.stringify(message);
+    if (typeof text === 'string') return text;
   } catch (error) {
-    if ('id' in message && !('method' in message)) {
-      return JSON.stringify(internalError(message.id as JsonRpcId, `reply could not be serialised (${(error as Error).message})`));
-    }
-    return null;
+    if (!isReply(message)) return null;
+    const detail = `reply could not be serialised (${reasonOf(error)})`;
+    return stringify(internalError(idOf(message), detail)) ?? stringify(internalError(null, detail)) ?? UNSERIALISABLE_REPLY;
   }
+  return isReply(message) ? UNSERIALISABLE_REPLY : null;
 }

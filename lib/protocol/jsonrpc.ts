@@ -5,8 +5,12 @@
  * these types describe what the server itself emits.
  */
 
-/** A request id is echoed back exactly as the client sent it. */
-export type JsonRpcId = string | number | null | boolean | object;
+/**
+ * A request id: a string, a number or null (JSON-RPC 2.0). Anything else is
+ * refused at the envelope, so an id the server stores, hashes or echoes is
+ * always one of these and always encodes.
+ */
+export type JsonRpcId = string | number | null;
 
 export interface JsonRpcErrorObject {
   code: number;
@@ -46,6 +50,11 @@ export type OutboundMessage = JsonRpcResponse | JsonRpcRequest | JsonRpcNotifica
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether `value` may be a request id: a string, a finite number or null (JSON has no other numbers). */
+export function isJsonRpcId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || value === null || (typeof value === 'number' && Number.isFinite(value));
 }
 
 export function resultResponse(id: JsonRpcId, result: unknown): JsonRpcResultResponse {

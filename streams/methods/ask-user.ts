@@ -1,7 +1,8 @@
 /**
  * askUser: an ASK on tools/call. A connection that advertised elicitation at
  * initialize and has a live subscriber gets an elicitation/create request;
- * anything else gets the immediate deny with the prompt as its detail.
+ * anything else gets the immediate deny saying it cannot be asked, with the
+ * question as `prompt`.
  *
  * The parked call, and the tool an approval starts, end with the owner's
  * connection (its last subscriber leaving): no answer, the tool aborted.
@@ -9,12 +10,14 @@
  * pushed; a refusal known at once (a full parking lot) is still the reply.
  */
 import { map, of, switchMap, takeUntil, type Observable } from 'rxjs';
+import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { toolDenied } from '../../lib/errors.js';
 import { withRelatedRequest } from '../../lib/protocol/related.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
 import { firstReply } from '../cancellation.js';
+import { pipelineFailure } from '../pipeline-failure.js';
 import { runInWorker } from '../run-tool.js';
 
 export function askUser(
@@ -24,9 +27,12 @@ export function askUser(
   args: Record<string, unknown>,
   prompt: string,
 ): Observable<JsonRpcResponse | null> {
-  const capabilities = core.capabilities.get(scope.connId);
-  const canAsk = isPlainObject(capabilities?.elicitation) && core.connections.isLive(scope.connId);
-  if (!canAsk) return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', prompt)));
+  if (!core.connections.isLive(scope.connId)) {
+    return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', DENY_DETAIL.cannotAskNotConnected, prompt)));
+  }
+  if (!isPlainObject(core.capabilities.get(scope.connId)?.elicitation)) {
+    return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', DENY_DETAIL.cannotAskNoElicitation, prompt)));
+  }
 
   const closed = (outcome: string) =>
     core.events.next({ type: 'elicitation_closed', connId: scope.connId, tool: tool.name, outcome });
@@ -63,7 +69,9 @@ export function askUser(
 function pushEventually(core: ServerCore, scope: RequestScope, eventual$: Observable<JsonRpcResponse>): Observable<JsonRpcResponse | null> {
   let immediate: JsonRpcResponse | null = null;
   let synchronous = true;
-  const cancellable$ = firstReply(eventual$, { table: core.cancellations, connId: scope.connId, requestId: scope.id });
+  const cancellable$ = firstReply(eventual$, { table: core.cancellations, connId: scope.connId, requestId: scope.id }, (error) =>
+    pipelineFailure(core, scope.connId, scope.id, error),
+  );
   const subscription = cancellable$.subscribe((reply) => {
     if (synchronous) immediate = reply;
     else core.connections.push(scope.connId, reply);

@@ -4,7 +4,7 @@
  * `total` and `hasMore` saying what was cut.
  */
 import { of } from 'rxjs';
-import { invalidParams } from '../../lib/errors.js';
+import { invalidParams, shownValue } from '../../lib/errors.js';
 import { isPlainObject, resultResponse } from '../../lib/protocol/jsonrpc.js';
 import type { Completer } from '../../lib/resource-def.js';
 import { completionContext } from '../call-context.js';
@@ -32,11 +32,11 @@ export const complete: MethodHandler = (core, scope) => {
     let completer: Completer | undefined;
     if (ref.type === 'ref/prompt') {
       const prompt = typeof ref.name === 'string' ? registry.prompt(ref.name) : undefined;
-      if (prompt === undefined) return invalidParams(scope.id, `Prompt not found: ${String(ref.name)}`);
+      if (prompt === undefined) return invalidParams(scope.id, `Prompt not found: ${shownValue(ref.name)}`);
       completer = prompt.complete?.[argName];
     } else {
       const template = typeof ref.uri === 'string' ? registry.resourceTemplate(ref.uri) : undefined;
-      if (template === undefined) return invalidParams(scope.id, `Resource template not found: ${String(ref.uri)}`);
+      if (template === undefined) return invalidParams(scope.id, `Resource template not found: ${shownValue(ref.uri)}`);
       completer = template.complete?.[argName];
     }
     if (completer === undefined) return resultResponse(scope.id, { completion: { values: [], total: 0, hasMore: false } });

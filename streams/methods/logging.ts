@@ -4,7 +4,7 @@
  * notifications/message from now on.
  */
 import { of } from 'rxjs';
-import { invalidParams } from '../../lib/errors.js';
+import { invalidParams, shownValue } from '../../lib/errors.js';
 import { isLogLevel } from '../../lib/log-levels.js';
 import { resultResponse } from '../../lib/protocol/jsonrpc.js';
 import { readSurface } from '../read-surface.js';
@@ -12,7 +12,7 @@ import type { MethodHandler } from '../server-core.js';
 
 export const setLevel: MethodHandler = (core, scope) => {
   const level = scope.params?.level;
-  if (!isLogLevel(level)) return of(invalidParams(scope.id, `Invalid log level: ${String(level)}`));
+  if (!isLogLevel(level)) return of(invalidParams(scope.id, `Invalid log level: ${shownValue(level)}`));
   return readSurface(core, scope, { level }, () => {
     const state = core.connections.get(scope.connId);
     if (state !== undefined) state.logLevel = level;

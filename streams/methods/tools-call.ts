@@ -9,6 +9,7 @@
  */
 import { of, type Observable } from 'rxjs';
 import type { Verdict } from '../../lib/authorizers.js';
+import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { callbackFailedToolResult, errorToolResult, invalidParams, toolDenied, toolNotFound } from '../../lib/errors.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { isSensitiveTool } from '../../lib/tool-def.js';
@@ -49,7 +50,7 @@ export const callTool: MethodHandler = (core, scope) => {
   const tool = core.options.registry.tool(name);
   const authorizer = core.options.authorizer;
   if (tool !== undefined && authorizer === null && isSensitiveTool(tool)) {
-    return of(resultResponse(scope.id, toolDenied(name, 'deny', 'sensitive_tool_unguarded')));
+    return of(resultResponse(scope.id, toolDenied(name, 'deny', DENY_DETAIL.sensitiveToolUnguarded)));
   }
 
   return worker(

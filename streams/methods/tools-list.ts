@@ -1,12 +1,15 @@
 /**
- * tools/list: read-gated, then every tool the tool authorizer does not deny
- * for `(name, {}, ctx)`. Ask tools are listed: a tool that needs approval and
- * that no client can discover could never be approved. A throwing authorizer
- * hides the tool (fail closed, and logged). Synchronous authorizers keep it synchronous.
+ * tools/list: read-gated, then the tools this caller may call: every tool the
+ * tool authorizer does not deny for `(name, {}, ctx)`. Without a tool
+ * authorizer a sensitive tool (one registered late, or derived) is refused to
+ * every caller at tools/call, so it is not listed either. Ask tools are
+ * listed: a tool that needs approval and that no client can discover could
+ * never be approved. A throwing authorizer hides the tool (fail closed).
+ * Synchronous authorizers keep it synchronous.
  */
 import { concatMap, from, map, toArray } from 'rxjs';
 import type { Verdict } from '../../lib/authorizers.js';
-import type { ToolDef } from '../../lib/tool-def.js';
+import { isSensitiveTool, type ToolDef } from '../../lib/tool-def.js';
 import { authorize } from '../authorize.js';
 import { authorizationContext } from '../call-context.js';
 import { eventualOf, isLater, thenEventual, toObservable, type Eventual } from '../eventual.js';
@@ -31,9 +34,12 @@ function visible(
 export const listTools: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () => {
     const ctx = authorizationContext(scope);
-    const tools = core.options.registry.tools();
-    const listings = core.options.registry.toolListings();
-    const verdicts: Eventual<Verdict>[] = tools.map((tool) => authorize(core.options.authorizer, tool.name, {}, ctx));
+    const authorizer = core.options.authorizer;
+    // The same backstop as tools/call: no authorizer, no sensitive tool for anyone.
+    const callable = core.options.registry.tools().map((tool) => authorizer !== null || !isSensitiveTool(tool));
+    const tools = core.options.registry.tools().filter((_tool, i) => callable[i]);
+    const listings = core.options.registry.toolListings().filter((_listing, i) => callable[i]);
+    const verdicts: Eventual<Verdict>[] = tools.map((tool) => authorize(authorizer, tool.name, {}, ctx));
     if (!verdicts.some(isLater)) return listResult(core, scope, 'tools', visible(core, scope, tools, listings, verdicts as Verdict[]));
     // Some authorizer answered Later: wait for every verdict, keeping registration order.
     const all$ = from(verdicts).pipe(

@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { Registry, type ServerEvent } from '../../lib/index.js';
-import { ELICITING, Peer, collect, deniedResult, initialize, makeServer, rpc, settle } from './helpers.js';
+import { CANNOT_ASK, ELICITING, Peer, collect, deniedResult, initialize, makeServer, rpc, settle } from './helpers.js';
 
 function tableServer(maxClientCapabilities: number) {
   const registry = new Registry();
@@ -108,7 +108,7 @@ describe('an evicted connection', () => {
 
     expect(await victim.call('p', 'ping')).toStrictEqual({ jsonrpc: '2.0', id: 'p', result: {} });
     expect((await victim.call('t', 'tools/call', { name: 'plain' })).result.content[0].text).toBe('plain');
-    expect((await victim.call('a', 'tools/call', { name: 'danger' })).result).toStrictEqual(deniedResult('danger', 'ask', 'go?'));
+    expect((await victim.call('a', 'tools/call', { name: 'danger' })).result).toStrictEqual(deniedResult('danger', 'ask', CANNOT_ASK, 'go?'));
     expect(victim.elicitations()).toEqual([]);
 
     await victim.initialize(ELICITING);
@@ -149,7 +149,7 @@ describe('lifetime of an entry', () => {
     await first.initialize(ELICITING);
     first.close();
     const second = new Peer(server, { connId: 'same' });
-    expect((await second.call(1, 'tools/call', { name: 'danger' })).result).toStrictEqual(deniedResult('danger', 'ask', 'go?'));
+    expect((await second.call(1, 'tools/call', { name: 'danger' })).result).toStrictEqual(deniedResult('danger', 'ask', CANNOT_ASK, 'go?'));
     second.close();
   });
 
@@ -158,7 +158,7 @@ describe('lifetime of an entry', () => {
     const peer = new Peer(server);
     await peer.initialize(ELICITING);
     await peer.initialize({});
-    expect((await peer.call(1, 'tools/call', { name: 'danger' })).result).toStrictEqual(deniedResult('danger', 'ask', 'go?'));
+    expect((await peer.call(1, 'tools/call', { name: 'danger' })).result).toStrictEqual(deniedResult('danger', 'ask', CANNOT_ASK, 'go?'));
     expect(peer.elicitations()).toEqual([]);
     peer.close();
   });

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Registry, type ServerOptions } from '../../lib/index.js';
 import { MemoryClientTransport } from '../../transports/index.js';
-import { ELICITING, Peer, answer, collect, deniedResult, heldHandler, initialize, makeServer, rpc, settle } from './helpers.js';
+import { CANNOT_ASK, ELICITING, NOT_CONNECTED, Peer, answer, collect, deniedResult, heldHandler, initialize, makeServer, rpc, settle } from './helpers.js';
 
 const PROMPT = 'Really run danger?';
 const ELICIT_ID = /^rxmcp-elicit-[A-Za-z0-9_-]{16,}$/;
@@ -48,14 +48,14 @@ async function park(peer: Peer, id: unknown) {
 }
 
 describe('who is asked', () => {
-  test('a connection that did not advertise elicitation gets the immediate deny: decision "ask", the prompt as detail', async () => {
+  test('a connection that did not advertise elicitation gets the immediate deny: decision "ask", a detail saying it cannot be asked, the question as prompt', async () => {
     const { server, runs } = askServer();
     const peer = new Peer(server);
     await peer.initialize({ sampling: {} });
     const reply = await peer.call(1, 'tools/call', { name: 'danger' });
-    expect(reply).toStrictEqual({ jsonrpc: '2.0', id: 1, result: deniedResult('danger', 'ask', PROMPT) });
+    expect(reply).toStrictEqual({ jsonrpc: '2.0', id: 1, result: deniedResult('danger', 'ask', CANNOT_ASK, PROMPT) });
     expect(reply.result.content[0].text).toBe(
-      '{"error":"authorization_required","tool":"danger","decision":"ask","detail":"Really run danger?"}',
+      '{"error":"authorization_required","tool":"danger","decision":"ask","detail":"client cannot be asked (no elicitation capability)","prompt":"Really run danger?"}',
     );
     expect(peer.elicitations()).toEqual([]);
     expect(server.stats().parked).toBe(0);
@@ -66,7 +66,7 @@ describe('who is asked', () => {
   test('a connection that never initialized gets the same deny', async () => {
     const { server } = askServer();
     const peer = new Peer(server);
-    expect((await peer.call(1, 'tools/call', { name: 'danger' })).result).toStrictEqual(deniedResult('danger', 'ask', PROMPT));
+    expect((await peer.call(1, 'tools/call', { name: 'danger' })).result).toStrictEqual(deniedResult('danger', 'ask', CANNOT_ASK, PROMPT));
     peer.close();
   });
 
@@ -74,7 +74,7 @@ describe('who is asked', () => {
     const { server } = askServer();
     await server.handleMessage(initialize('i', ELICITING), { connId: 'lonely' });
     const reply = (await server.handleMessage(rpc(1, 'tools/call', { name: 'danger' }), { connId: 'lonely' })) as any;
-    expect(reply.result).toStrictEqual(deniedResult('danger', 'ask', PROMPT));
+    expect(reply.result).toStrictEqual(deniedResult('danger', 'ask', NOT_CONNECTED, PROMPT));
     expect(server.stats().parked).toBe(0);
   });
 
@@ -84,7 +84,7 @@ describe('who is asked', () => {
     await server.handleMessage(initialize('i', ELICITING), { connId: 'gone' });
     subscription.unsubscribe();
     const reply = (await server.handleMessage(rpc(1, 'tools/call', { name: 'danger' }), { connId: 'gone' })) as any;
-    expect(reply.result).toStrictEqual(deniedResult('danger', 'ask', PROMPT));
+    expect(reply.result).toStrictEqual(deniedResult('danger', 'ask', NOT_CONNECTED, PROMPT));
   });
 
   test('advertised AND live: an elicitation/create request, and no reply yet', async () => {
@@ -187,13 +187,13 @@ describe('the answer', () => {
   });
 
   test.each([
-    ['decline', { action: 'decline' }, 'user decline'],
-    ['cancel', { action: 'cancel' }, 'user cancel'],
-    ['accept with approve: false', { action: 'accept', content: { approve: false } }, 'user accept'],
-    ['accept without content', { action: 'accept' }, 'user accept'],
-    ['accept with approve: "true" (a string)', { action: 'accept', content: { approve: 'true' } }, 'user accept'],
-    ['no action', {}, 'user declined'],
-    ['a null result', null, 'user declined'],
+    ['decline', { action: 'decline' }, 'declined'],
+    ['cancel', { action: 'cancel' }, 'cancelled'],
+    ['accept with approve: false', { action: 'accept', content: { approve: false } }, 'not approved'],
+    ['accept without content', { action: 'accept' }, 'not approved'],
+    ['accept with approve: "true" (a string)', { action: 'accept', content: { approve: 'true' } }, 'not approved'],
+    ['no action', {}, 'not approved (the answer named no action)'],
+    ['a null result', null, 'not approved (the answer named no action)'],
   ])('%s denies with detail "%s"', async (_what, result, detail) => {
     const { server, runs } = askServer();
     const peer = await askingPeer(server);
@@ -206,13 +206,13 @@ describe('the answer', () => {
     peer.close();
   });
 
-  test('an error response denies with "elicitation failed"', async () => {
+  test('an error response denies with "elicitation failed (the client answered with an error)"', async () => {
     const { server, runs } = askServer();
     const peer = await askingPeer(server);
     const request = await park(peer, 6);
     peer.send({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'elicitation not supported after all' } });
     await settle();
-    expect(peer.responsesTo(6)).toStrictEqual([{ jsonrpc: '2.0', id: 6, result: deniedResult('danger', 'ask', 'elicitation failed') }]);
+    expect(peer.responsesTo(6)).toStrictEqual([{ jsonrpc: '2.0', id: 6, result: deniedResult('danger', 'ask', 'elicitation failed (the client answered with an error)') }]);
     expect(runs).toEqual([]);
     peer.close();
   });
@@ -233,7 +233,7 @@ describe('the answer', () => {
     expect(server.stats().parked).toBe(1);
     owner.send(answer(request.id, { action: 'decline' }));
     await settle();
-    expect(owner.responsesTo(1)).toStrictEqual([{ jsonrpc: '2.0', id: 1, result: deniedResult('danger', 'ask', 'user decline') }]);
+    expect(owner.responsesTo(1)).toStrictEqual([{ jsonrpc: '2.0', id: 1, result: deniedResult('danger', 'ask', 'declined') }]);
     owner.close();
     thief.close();
   });
@@ -272,7 +272,7 @@ describe('the answer', () => {
     expect(peer.responsesTo('first')).toEqual([]);
     peer.send(answer(first.id, { action: 'cancel' }));
     await settle();
-    expect(peer.responsesTo('first')[0].result).toStrictEqual(deniedResult('danger', 'ask', 'user cancel'));
+    expect(peer.responsesTo('first')[0].result).toStrictEqual(deniedResult('danger', 'ask', 'cancelled'));
     expect(runs).toHaveLength(1);
     peer.close();
   });
@@ -304,7 +304,7 @@ describe('handleMessage callers (push mode)', () => {
     const request = messages.find((m) => m.method === 'elicitation/create')!;
     await server.handleMessage(answer(request.id, { action: 'decline' }), { connId: 'sse-2' });
     expect(messages.filter((m) => m.id === 'c2')).toStrictEqual([
-      { jsonrpc: '2.0', id: 'c2', result: deniedResult('danger', 'ask', 'user decline') },
+      { jsonrpc: '2.0', id: 'c2', result: deniedResult('danger', 'ask', 'declined') },
     ]);
     subscription.unsubscribe();
   });
@@ -346,7 +346,7 @@ describe('request callers', () => {
     await settle();
     const request = messages.find((m) => m.method === 'elicitation/create')!;
     server.request({ jsonrpc: '2.0', id: request.id, error: { code: 1, message: 'no' } }, 'stdio');
-    expect(((await pending.reply) as any)?.result).toStrictEqual(deniedResult('danger', 'ask', 'elicitation failed'));
+    expect(((await pending.reply) as any)?.result).toStrictEqual(deniedResult('danger', 'ask', 'elicitation failed (the client answered with an error)'));
     subscription.unsubscribe();
   });
 
@@ -650,7 +650,7 @@ describe('through the official SDK client', () => {
     await client.connect(new MemoryClientTransport(server));
     expect(await client.callTool({ name: 'danger' })).toEqual({ content: [{ type: 'text', text: 'ran' }] });
     approve = false;
-    expect(await client.callTool({ name: 'danger' })).toEqual(deniedResult('danger', 'ask', 'user decline'));
+    expect(await client.callTool({ name: 'danger' })).toEqual(deniedResult('danger', 'ask', 'declined'));
     expect(prompts).toEqual([PROMPT, PROMPT]);
     expect(runs).toHaveLength(1);
     await client.close();
@@ -661,7 +661,7 @@ describe('through the official SDK client', () => {
     const { server } = askServer();
     const client = new Client({ name: 'sdk', version: '1' });
     await client.connect(new MemoryClientTransport(server));
-    expect(await client.callTool({ name: 'danger' })).toEqual(deniedResult('danger', 'ask', PROMPT));
+    expect(await client.callTool({ name: 'danger' })).toEqual(deniedResult('danger', 'ask', CANNOT_ASK, PROMPT));
     await client.close();
   });
 });

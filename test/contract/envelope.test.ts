@@ -3,7 +3,7 @@
  * runs before any method is looked at, and what gets no reply at all.
  */
 import { describe, expect, test } from 'vitest';
-import { Peer, makeServer, note, rpc, settle } from './helpers.js';
+import { Peer, heldHandler, makeServer, note, rpc, settle } from './helpers.js';
 
 const server = makeServer();
 const send = (message: unknown) => server.handleMessage(message);
@@ -25,8 +25,7 @@ describe('replies', () => {
     ['zero', 0],
     ['a negative number', -7],
     ['a fraction', 1.5],
-    ['an object', { a: [1, { b: 'c' }] }],
-    ['an array', [1, 'two']],
+    ['null', null],
   ])('the id is echoed unchanged: %s', async (_what, id) => {
     const reply = (await send(rpc(id, 'ping'))) as any;
     expect(reply.id).toStrictEqual(id);
@@ -36,9 +35,60 @@ describe('replies', () => {
 
   test('over a connection too, the id comes back as sent', async () => {
     const peer = new Peer(server);
-    const id = { session: 'x', n: 3 };
-    const reply = await peer.call(id, 'ping');
-    expect(reply).toStrictEqual({ jsonrpc: '2.0', id, result: {} });
+    const reply = await peer.call('session-x-3', 'ping');
+    expect(reply).toStrictEqual({ jsonrpc: '2.0', id: 'session-x-3', result: {} });
+    peer.close();
+  });
+});
+
+describe('0. an id that is not a string, a number or null: -32600 with id null', () => {
+  const BAD_ID = { code: -32600, message: 'Invalid Request: id must be a string, a number or null' };
+
+  test.each([
+    ['an object', { a: [1, { b: 'c' }] }],
+    ['an array', [1, 'two']],
+    ['true', true],
+    ['false', false],
+    ['an empty object', {}],
+  ])('%s is refused before the method is looked at, and never echoed', async (_what, id) => {
+    let ran = 0;
+    const s = makeServer();
+    s.registry.registerTool({ name: 't', handler: () => { ran += 1; return 'x'; } });
+    expect(await s.handleMessage(rpc(id, 'ping'))).toStrictEqual({ jsonrpc: '2.0', id: null, error: BAD_ID });
+    expect(await s.handleMessage(rpc(id, 'tools/call', { name: 't' }))).toStrictEqual({ jsonrpc: '2.0', id: null, error: BAD_ID });
+    expect(await s.handleMessage({ jsonrpc: '1.0', id, method: 'ping' })).toStrictEqual({ jsonrpc: '2.0', id: null, error: BAD_ID });
+    expect(ran).toBe(0);
+  });
+
+  test('over a connection the same, and the connection keeps working', async () => {
+    const peer = new Peer(server);
+    peer.send(rpc([[['deep']]], 'ping'));
+    await settle();
+    expect(peer.received).toStrictEqual([{ jsonrpc: '2.0', id: null, error: BAD_ID }]);
+    expect(await peer.call(2, 'ping')).toStrictEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    peer.close();
+  });
+
+  test('a response carrying such an id answers nothing and gets no reply', async () => {
+    expect(await send({ jsonrpc: '2.0', id: { elicitation: 1 }, result: {} })).toBeNull();
+    expect(await send({ jsonrpc: '2.0', id: [1], error: { code: 1, message: 'x' } })).toBeNull();
+  });
+
+  test('notifications/cancelled naming such a requestId is dropped: nothing is cancelled, nothing answered', async () => {
+    const s = makeServer();
+    const held = heldHandler();
+    s.registry.registerTool({ name: 'slow', handler: held.handler });
+    const peer = new Peer(s);
+    peer.send(rpc(7, 'tools/call', { name: 'slow' }));
+    await settle();
+    for (const requestId of [[7], { id: 7 }, true, null]) {
+      peer.send(note('notifications/cancelled', { requestId }));
+    }
+    await settle();
+    expect(peer.received).toEqual([]);
+    held.finish(0);
+    await settle();
+    expect(peer.responsesTo(7)).toHaveLength(1);
     peer.close();
   });
 });

@@ -145,10 +145,18 @@ export function textOf(reply: Message): string {
   return reply.result.content[0].text;
 }
 
-export function denyText(tool: string, decision: 'deny' | 'ask', detail: string): string {
-  return JSON.stringify({ error: 'authorization_required', tool, decision, detail });
+/** The deny's JSON text; `prompt` is there when the approval question could not be asked. */
+export function denyText(tool: string, decision: 'deny' | 'ask', detail: string, prompt?: string): string {
+  const body: Record<string, string> = { error: 'authorization_required', tool, decision, detail };
+  if (prompt !== undefined) body.prompt = prompt;
+  return JSON.stringify(body);
 }
 
-export function deniedResult(tool: string, decision: 'deny' | 'ask', detail: string) {
-  return { content: [{ type: 'text', text: denyText(tool, decision, detail) }], isError: true };
+export function deniedResult(tool: string, decision: 'deny' | 'ask', detail: string, prompt?: string) {
+  return { content: [{ type: 'text', text: denyText(tool, decision, detail, prompt) }], isError: true };
 }
+
+/** The detail of an ASK for a client that never advertised elicitation. */
+export const CANNOT_ASK = 'client cannot be asked (no elicitation capability)';
+/** The detail of an ASK for a connection with no live subscriber. */
+export const NOT_CONNECTED = 'client cannot be asked (no live connection)';

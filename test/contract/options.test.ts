@@ -85,7 +85,7 @@ describe('defaults', () => {
     expect(peer.responsesTo('d')).toEqual([]);
     server.virtual.maxFrames = 60_000;
     server.virtual.flush();
-    expect(peer.responsesTo('d')[0].result).toStrictEqual(deniedResult('danger', 'ask', 'elicitation timed out'));
+    expect(peer.responsesTo('d')[0].result).toStrictEqual(deniedResult('danger', 'ask', 'timed out'));
     peer.close();
   });
 

@@ -181,6 +181,7 @@ describe('the authorizer context', () => {
     const tool = recording();
     const server = makeServer({ registry: fullRegistry(), readAuthorizer: read.authorizer, authorizer: tool.authorizer, transport: 'unknown' });
     const peer = new Peer(server, { connId: `c-${transport}`, transport });
+    await peer.initialize(); // stdio, sse and ws connections answer nothing but ping before it
     await peer.call(1, 'resources/list');
     await peer.call(2, 'tools/call', { name: 'tool' });
     expect(read.contexts).toStrictEqual([{ connId: `c-${transport}`, transport }]);
@@ -218,6 +219,7 @@ describe('the authorizer context', () => {
     const tool = recording();
     const server = makeServer({ registry: fullRegistry(), readAuthorizer: read.authorizer, authorizer: tool.authorizer });
     const peer = new Peer(server, { connId: 'real', transport: 'ws' });
+    await peer.initialize();
     const spoof = { connId: 'admin', transport: 'stdio', _meta: { connId: 'admin', transport: 'stdio' } };
     await peer.call(1, 'resources/list', spoof);
     await peer.call(2, 'tools/call', { name: 'tool', arguments: spoof, ...spoof });

@@ -27,10 +27,12 @@ describe('encodeMessage', () => {
     const handle = serveStdio(createServer({ registry }), { input, output });
     const lines: string[] = [];
     output.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    // stdio answers nothing but ping before initialize.
+    input.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n');
     input.write('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"big"}}\n');
     input.end();
     await handle.closed;
-    expect(lines.map((l) => JSON.parse(l))).toEqual([
+    expect(lines.map((l) => JSON.parse(l)).filter((m) => m.id === 3)).toEqual([
       { jsonrpc: '2.0', id: 3, error: { code: -32603, message: expect.stringMatching(/^Internal error: reply could not be serialised/) } },
     ]);
   });

@@ -118,7 +118,7 @@ export function describeSdkScenario(
       const denied = await client.callTool({ name: 'deploy' });
       expect(denied.isError).toBe(true);
       const text = (denied.content as { text: string }[])[0]!.text;
-      expect(JSON.parse(text)).toEqual({ error: 'authorization_required', tool: 'deploy', decision: 'ask', detail: 'user decline' });
+      expect(JSON.parse(text)).toEqual({ error: 'authorization_required', tool: 'deploy', decision: 'ask', detail: 'declined' });
       expect(elicited).toEqual(['Deploy now?', 'Deploy now?']);
       expect(server.stats().parked).toBe(0);
     });

@@ -103,7 +103,7 @@ describe('SSE streams of streamable HTTP', () => {
     const reply = (await (await call).json()) as { id: number; result: { isError: boolean; content: { text: string }[] } };
     expect(reply.id).toBe(6);
     expect(reply.result.isError).toBe(true);
-    expect(JSON.parse(reply.result.content[0]!.text)).toMatchObject({ decision: 'ask', detail: 'user decline' });
+    expect(JSON.parse(reply.result.content[0]!.text)).toMatchObject({ decision: 'ask', detail: 'declined' });
   });
 
   test('broadcasts sent while no GET stream is open wait for one, in order', async () => {

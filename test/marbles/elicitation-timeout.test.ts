@@ -1,6 +1,6 @@
 /**
  * elicitationTimeoutMs on a virtual clock: a parked tools/call is denied
- * with "elicitation timed out" at exactly the timeout frame (silence is not
+ * with "timed out" at exactly the timeout frame (silence is not
  * consent), and an answer that comes later is ignored: no second reply, no
  * tool run.
  */
@@ -30,7 +30,7 @@ function guardedServer(ts: TestScheduler, log: ToolLog) {
 }
 
 describe('elicitationTimeoutMs', () => {
-  test('a parked call is denied with "elicitation timed out" exactly at the timeout, and a late approval is ignored', () => {
+  test('a parked call is denied with "timed out" exactly at the timeout, and a late approval is ignored', () => {
     const ts = newTestScheduler();
     const log = newToolLog();
     const ids: string[] = [];
@@ -49,7 +49,7 @@ describe('elicitationTimeoutMs', () => {
       expectObservable(outbound).toBe('-n-e 49ms d', {
         n: initialized,
         e: elicitationCreate(),
-        d: deniedAsk(1, 'guarded', 'elicitation timed out'),
+        d: deniedAsk(1, 'guarded', 'timed out'),
       });
     });
     expect(ids).toHaveLength(1);
@@ -98,7 +98,7 @@ describe('elicitationTimeoutMs', () => {
       expectObservable(outbound).toBe('-n-e 49ms d', {
         n: initialized,
         e: elicitationCreate(),
-        d: deniedAsk(1, 'guarded', 'elicitation timed out'),
+        d: deniedAsk(1, 'guarded', 'timed out'),
       });
     });
     expect(log.started).toEqual([]);

@@ -59,12 +59,12 @@ describe('parking caps on a virtual clock', () => {
         e: elicitationCreate(),
         d: deniedAsk('a1', 'guarded', FULL_SERVER),
         x: deniedAsk('a3', 'guarded', FULL_SERVER),
-        t: deniedAsk('a2', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('a2', 'guarded', 'timed out'),
       });
       expectObservable(connectMarbles(server, 'B', b)).toBe('-n-------e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('b1', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('b1', 'guarded', 'timed out'),
       });
     });
     expect(parked).toEqual([
@@ -110,7 +110,7 @@ describe('parking caps on a virtual clock', () => {
         n: initialized,
         e: elicitationCreate(),
         d: deniedAsk(2, 'guarded', FULL_CONNECTION),
-        t: deniedAsk(1, 'guarded', 'elicitation timed out'),
+        t: deniedAsk(1, 'guarded', 'timed out'),
       });
     });
   });
@@ -128,18 +128,18 @@ describe('parking caps on a virtual clock', () => {
       expectObservable(connectMarbles(server, 'A', a)).toBe('n-e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('a1', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('a1', 'guarded', 'timed out'),
       });
       expectObservable(connectMarbles(server, 'B', b)).toBe('n--ee-d 97ms t', {
         n: initialized,
         e: elicitationCreate(),
         d: deniedAsk('b1', 'guarded', FULL_SERVER),
-        t: deniedAsk('b2', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('b2', 'guarded', 'timed out'),
       });
       expectObservable(connectMarbles(server, 'C', c)).toBe('n-----e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('c1', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('c1', 'guarded', 'timed out'),
       });
     });
   });

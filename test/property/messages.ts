@@ -5,7 +5,8 @@
  *
  * - not a JSON object (array, string, number, null): one reply, id null;
  * - an object with an id that is not response-shaped (id + result/error and
- *   no method): one reply echoing that id, whatever else is wrong with it;
+ *   no method): one reply echoing that id, whatever else is wrong with it,
+ *   or with id null when the id is not a string, a number or null;
  * - anything else (notifications, responses, `{}`): no reply.
  */
 import fc from 'fast-check';
@@ -28,7 +29,10 @@ export function expectedReply(message: unknown): ReplyExpectation {
   const hasId = 'id' in m && m.id !== undefined;
   const hasMethod = 'method' in m && m.method !== undefined;
   const responseShaped = !hasMethod && ('result' in m || 'error' in m);
-  return hasId && !responseShaped ? { replies: true, id: m.id } : { replies: false };
+  if (!hasId || responseShaped) return { replies: false };
+  const id = m.id;
+  const validId = typeof id === 'string' || typeof id === 'number' || id === null;
+  return { replies: true, id: validId ? id : null };
 }
 
 const json = fc.jsonValue({ maxDepth: 3 });

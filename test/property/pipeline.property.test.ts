@@ -9,9 +9,10 @@
  *     virtual time (see interleaving.ts for the invariants).
  */
 import fc from 'fast-check';
-import { Subject, VirtualTimeScheduler, config } from 'rxjs';
+import { Subject, config } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { allowlist, createServer, Registry, ToolError, type McpServer, type OutboundMessage } from '../../lib/index.js';
+import type { McpServer, OutboundMessage } from '../../lib/index.js';
+import { everythingServer } from './everything-server.js';
 import { command, Interleaving } from './interleaving.js';
 import { anyMessage, expectedReply } from './messages.js';
 
@@ -26,45 +27,6 @@ beforeAll(() => {
 afterAll(() => {
   config.onUnhandledError = previousOnUnhandledError;
 });
-
-/** A server with a bit of everything, all synchronous, on a clock nobody advances. */
-function everythingServer(): McpServer {
-  const registry = new Registry()
-    .registerTool({ name: 'echo', handler: (args) => args })
-    .registerTool({
-      name: 'boom',
-      handler: () => {
-        throw new Error('boom');
-      },
-    })
-    .registerTool({
-      name: 'tool-error',
-      handler: () => {
-        throw new ToolError('told you');
-      },
-    })
-    .registerTool({ name: 'guarded', handler: () => 'ran' })
-    .registerResource({ uri: 'mem://a', name: 'a', read: () => 'a' })
-    .registerResourceTemplate({
-      uriTemplate: 'mem://t/{x}',
-      name: 't',
-      read: (_uri, vars) => `t:${vars.x}`,
-      complete: { x: (value) => [value, `${value}1`] },
-    })
-    .registerPrompt({
-      name: 'greet',
-      arguments: [{ name: 'who', required: true }],
-      get: (args) => `hello ${args.who}`,
-      complete: { who: (value) => Array.from({ length: 150 }, (_, i) => `${value}${i}`) },
-    });
-  return createServer({
-    registry,
-    scheduler: new VirtualTimeScheduler(),
-    authorizer: allowlist(['echo', 'boom', 'tool-error'], { ask: { guarded: 'Run guarded?' } }),
-    authorizerSource: 'configured',
-    readAuthorizer: (name) => (name === 'logging/setLevel' ? { deny: 'no' } : 'allow'),
-  });
-}
 
 function isReply(message: OutboundMessage): boolean {
   return 'id' in message && !('method' in message) && ('result' in message || 'error' in message);

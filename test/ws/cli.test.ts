@@ -243,8 +243,12 @@ test('RXMCP_LOG_LEVEL=debug: a crashing tool answers callback_crashed and its st
 test('--stdio answers on stdout, logs on stderr, and exits 0 when stdin ends', async () => {
   const run = cli(['serve', fixture('cli-server.mjs'), '--stdio']);
   await run.log((line) => line.msg === 'serving on stdio');
+  const nextReply = () => new Promise<string>((resolve) => run.child.stdout!.once('data', (chunk) => resolve(String(chunk))));
+  // stdio answers nothing but ping before initialize.
+  run.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } })}\n`);
+  expect(JSON.parse(await nextReply())).toMatchObject({ id: 0, result: { protocolVersion: '2025-11-25' } });
   run.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'pipe' } } })}\n`);
-  const reply = await new Promise<string>((resolve) => run.child.stdout!.once('data', (chunk) => resolve(String(chunk))));
+  const reply = await nextReply();
   expect(JSON.parse(reply)).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'echo: pipe' }] } });
   run.child.stdin!.end();
   expect(await run.exited).toEqual({ code: 0, signal: null });

@@ -91,7 +91,7 @@ test('an elicitation the user declines is the deny', async () => {
   expect(prompts).toEqual(['Run guarded?']);
   expect(result.isError).toBe(true);
   const [item] = result.content as Array<{ type: string; text: string }>;
-  expect(JSON.parse(item!.text)).toEqual({ error: 'authorization_required', tool: 'guarded', decision: 'ask', detail: 'user decline' });
+  expect(JSON.parse(item!.text)).toEqual({ error: 'authorization_required', tool: 'guarded', decision: 'ask', detail: 'declined' });
   await client.close();
 });
 

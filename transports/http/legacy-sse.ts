@@ -12,6 +12,7 @@
  * else's prompt.
  */
 import { Subject, type Subscription } from 'rxjs';
+import { guardedObserver } from '../../lib/guarded.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
@@ -42,10 +43,12 @@ export class LegacySseSession {
     writer.event({ event: 'endpoint', data: endpoint });
     this.subscription = this.server
       .connect(this.id, this.inbound, { transport: 'sse', peer: this.peer })
-      .subscribe((message) => {
-        const data = encodeMessage(message);
-        if (data !== null) writer.event({ event: 'message', data });
-      });
+      .subscribe(
+        guardedObserver(this.server.logger, 'legacy SSE', (message) => {
+          const data = encodeMessage(message);
+          if (data !== null) writer.event({ event: 'message', data });
+        }),
+      );
   }
 
   accept(message: unknown): void {

@@ -29,6 +29,7 @@
  * aborted.
  */
 import { Subject, type Subscription } from 'rxjs';
+import { guardedObserver } from '../../lib/guarded.js';
 import type { Logger } from '../../lib/logger.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
@@ -85,11 +86,18 @@ const POST_PREFIX = 'p';
 
 type RequestKey = string | number;
 
-/** A Map key per distinct id: numbers and strings as themselves, anything else by its JSON (marked, so it cannot meet a string id). */
+/** The key of a `null` id, marked so it cannot meet a string id. */
+const NULL_KEY = '\u0000null';
+
+/**
+ * A Map key per distinct id: numbers and strings as themselves (a string that
+ * starts with the mark gets another), null as NULL_KEY. Ids are checked at the
+ * envelope (string, number or null), so nothing here is ever stringified.
+ */
 function requestKey(id: JsonRpcId): RequestKey {
   if (typeof id === 'number') return id;
-  if (typeof id === 'string' && id.charCodeAt(0) !== 0) return id;
-  return `\u0000${JSON.stringify(id)}`;
+  if (id === null) return NULL_KEY;
+  return id.charCodeAt(0) !== 0 ? id : `\u0000${id}`;
 }
 
 export class StreamableSession {
@@ -113,7 +121,9 @@ export class StreamableSession {
     readonly id: string,
     private readonly deps: StreamableSessionDeps,
   ) {
-    this.subscription = deps.server.connect(id, this.inbound, { transport: 'http', peer: deps.peer }).subscribe((message) => this.route(message));
+    this.subscription = deps.server
+      .connect(id, this.inbound, { transport: 'http', peer: deps.peer })
+      .subscribe(guardedObserver(deps.logger, 'streamable HTTP', (message) => this.route(message)));
   }
 
   isAwaiting(requestId: JsonRpcId): boolean {
@@ -147,9 +157,10 @@ export class StreamableSession {
     this.feed(message);
     if (!isPlainObject(message) || message.method !== 'notifications/cancelled') return;
     const params = message.params;
-    if (!isPlainObject(params) || params.requestId === undefined) return;
+    // A requestId no request can have is dropped by the server too: nothing to end.
+    if (!isPlainObject(params) || !(typeof params.requestId === 'string' || typeof params.requestId === 'number')) return;
     // The server has dropped the call (no reply will come): end what waits for it.
-    const key = requestKey(params.requestId as JsonRpcId);
+    const key = requestKey(params.requestId);
     const sink = this.awaiting.get(key);
     if (sink === undefined) return;
     this.awaiting.delete(key);

@@ -15,7 +15,9 @@ import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import { WebSocket } from 'ws';
 import type { ConnId } from '../../lib/context.js';
 import { parseError } from '../../lib/errors.js';
+import { guardedObserver } from '../../lib/guarded.js';
 import type { Logger } from '../../lib/logger.js';
+import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
@@ -75,7 +77,7 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
     closing.add(closeWithGrace(socket, code, reason, limits.closeGraceMs, scheduler));
   };
 
-  const send = (message: unknown) => {
+  const send = (message: OutboundMessage) => {
     if (socket.readyState !== WebSocket.OPEN) return;
     // Checked before sending, so one large reply to a reader that keeps up is never mistaken for a backlog.
     if (socket.bufferedAmount > limits.maxBufferedBytes) {
@@ -86,11 +88,10 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
     // Like the check above, before sending: the biggest holders may include this socket.
     budget.enforce();
     if (socket.readyState !== WebSocket.OPEN) return;
-    let frame: string;
-    try {
-      frame = JSON.stringify(message);
-    } catch (error) {
-      logger.error({ connId, err: error }, 'rxmcp ws: outbound message is not serializable; dropped');
+    // A reply that does not serialise is still answered (an internal error); anything else is dropped.
+    const frame = encodeMessage(message);
+    if (frame === null) {
+      logger.error({ connId }, 'rxmcp ws: outbound message is not serializable; dropped');
       return;
     }
     // The callback runs when the frame has been flushed: what the socket holds has changed.
@@ -117,10 +118,12 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
   });
 
   connection.add(
-    server.connect(connId, inbound$, { transport: 'ws', peer: context.peer }).subscribe({
-      next: (message: OutboundMessage) => send(message),
-      complete: () => end(CLOSE_NORMAL, 'connection ended'),
-    }),
+    server.connect(connId, inbound$, { transport: 'ws', peer: context.peer }).subscribe(
+      guardedObserver(logger, 'rxmcp ws', {
+        next: (message: OutboundMessage) => send(message),
+        complete: () => end(CLOSE_NORMAL, 'connection ended'),
+      }),
+    ),
   );
   if (limits.pingIntervalMs !== null) connection.add(keepAlive(socket, limits.pingIntervalMs, scheduler));
   logger.debug({ connId }, 'rxmcp ws: connection opened');
