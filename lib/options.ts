@@ -32,6 +32,14 @@ export interface ServerOptions {
   maxParkedElicitations?: number;
   maxParkedElicitationsTotal?: number;
   maxClientCapabilities?: number;
+  /** Estimated heap bytes a parked tools/call may hold (arguments, _meta, id); a bigger one is denied, not parked. */
+  maxParkedCallBytes?: number;
+  /** resources/subscribe URIs one connection may hold. */
+  maxSubscriptionsPerConnection?: number;
+  /** resources/subscribe URIs held across the server. */
+  maxSubscriptionsTotal?: number;
+  /** Longest URI (in characters) resources/subscribe accepts. */
+  maxSubscriptionUriLength?: number;
   authorizer?: Authorizer | null;
   readAuthorizer?: Authorizer | null;
   authorizerSource?: AuthorizerSource;
@@ -56,6 +64,10 @@ export interface ResolvedOptions {
   maxParkedElicitations: number;
   maxParkedElicitationsTotal: number;
   maxClientCapabilities: number;
+  maxParkedCallBytes: number;
+  maxSubscriptionsPerConnection: number;
+  maxSubscriptionsTotal: number;
+  maxSubscriptionUriLength: number;
   authorizer: Authorizer | null;
   readAuthorizer: Authorizer | null;
   authorizerSource: AuthorizerSource;
@@ -68,7 +80,8 @@ export interface ResolvedOptions {
 const KNOWN_OPTIONS = new Set<string>([
   'registry', 'name', 'serverVersion', 'instructions', 'maxInFlight', 'maxInFlightPerConnection',
   'callbackTimeoutMs', 'elicitationTimeoutMs', 'clientRequestTimeoutMs', 'pageSize', 'maxParkedElicitations', 'maxParkedElicitationsTotal',
-  'maxClientCapabilities', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
+  'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
+  'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger',
 ]);
 
@@ -124,6 +137,14 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
       `maxParkedElicitations (${maxParkedElicitations}) may not exceed maxParkedElicitationsTotal (${maxParkedElicitationsTotal})`,
     );
   }
+  const maxSubscriptionsTotal = positiveInteger('maxSubscriptionsTotal', options.maxSubscriptionsTotal, 16_384);
+  const maxSubscriptionsPerConnection = positiveInteger('maxSubscriptionsPerConnection', options.maxSubscriptionsPerConnection, 256);
+  if (maxSubscriptionsPerConnection > maxSubscriptionsTotal) {
+    throw new ConfigError(
+      'maxSubscriptionsPerConnection',
+      `maxSubscriptionsPerConnection (${maxSubscriptionsPerConnection}) may not exceed maxSubscriptionsTotal (${maxSubscriptionsTotal})`,
+    );
+  }
   const authorizerSource = options.authorizerSource ?? 'default';
   if (authorizerSource !== 'configured' && authorizerSource !== 'default') {
     throw new ConfigError('authorizerSource', 'authorizerSource must be "configured" or "default"');
@@ -158,6 +179,10 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     maxParkedElicitations,
     maxParkedElicitationsTotal,
     maxClientCapabilities: positiveInteger('maxClientCapabilities', options.maxClientCapabilities, 1024),
+    maxParkedCallBytes: positiveInteger('maxParkedCallBytes', options.maxParkedCallBytes, 64 * 1024),
+    maxSubscriptionsPerConnection,
+    maxSubscriptionsTotal,
+    maxSubscriptionUriLength: positiveInteger('maxSubscriptionUriLength', options.maxSubscriptionUriLength, 8 * 1024),
     authorizer: optionalFunction<Authorizer>('authorizer', options.authorizer),
     readAuthorizer: optionalFunction<Authorizer>('readAuthorizer', options.readAuthorizer),
     authorizerSource,

@@ -7,15 +7,23 @@
  * connection (its last subscriber leaving): no answer, the tool aborted.
  * In push mode the caller gets `null` at once and the eventual reply is
  * pushed; a refusal known at once (a full parking lot) is still the reply.
+ *
+ * A parked call keeps its request (arguments, `_meta`, id) for as long as the
+ * user takes, so a request whose estimated heap size passes
+ * `maxParkedCallBytes` is denied instead of parked: the parking caps then
+ * bound bytes, not only calls.
  */
 import { map, of, switchMap, takeUntil, type Observable } from 'rxjs';
 import { toolDenied } from '../../lib/errors.js';
 import { withRelatedRequest } from '../../lib/protocol/related.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import { retainedSize } from '../../lib/retained-size.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
 import { firstReply } from '../cancellation.js';
 import { runInWorker } from '../run-tool.js';
+
+export const DETAIL_TOO_LARGE_TO_PARK = 'request too large to hold for approval';
 
 export function askUser(
   core: ServerCore,
@@ -27,6 +35,10 @@ export function askUser(
   const capabilities = core.capabilities.get(scope.connId);
   const canAsk = isPlainObject(capabilities?.elicitation) && core.connections.isLive(scope.connId);
   if (!canAsk) return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', prompt)));
+  const limit = core.options.maxParkedCallBytes;
+  if (retainedSize([scope.id, scope.params], limit) > limit) {
+    return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', `${DETAIL_TOO_LARGE_TO_PARK} (max ${limit} bytes)`)));
+  }
 
   const closed = (outcome: string) =>
     core.events.next({ type: 'elicitation_closed', connId: scope.connId, tool: tool.name, outcome });
