@@ -138,7 +138,11 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     );
   }
   const maxSubscriptionsTotal = positiveInteger('maxSubscriptionsTotal', options.maxSubscriptionsTotal, 16_384);
-  const maxSubscriptionsPerConnection = positiveInteger('maxSubscriptionsPerConnection', options.maxSubscriptionsPerConnection, 256);
+  const maxSubscriptionsPerConnection = positiveInteger(
+    'maxSubscriptionsPerConnection',
+    options.maxSubscriptionsPerConnection,
+    Math.min(256, maxSubscriptionsTotal),
+  );
   if (maxSubscriptionsPerConnection > maxSubscriptionsTotal) {
     throw new ConfigError(
       'maxSubscriptionsPerConnection',
