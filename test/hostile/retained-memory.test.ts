@@ -6,8 +6,8 @@
  * `--expose-gc --max-old-space-size=512`, which measures `heapUsed` after
  * gc() before and after (fixtures/retained-memory.mjs).
  *
- * Before the bounds, the same drives retained about 172 MiB (capabilities),
- * 182 MiB (parked calls), 67 MiB (subscriptions) and tens of MiB of deleted
+ * Before the bounds, the same drives retained about 86 MiB (capabilities),
+ * 182 MiB (parked calls), 18.5 MiB (subscriptions) and 41 MiB of deleted
  * sessions' events: every ceiling below failed by a wide margin.
  */
 import { spawn } from 'node:child_process';
@@ -69,20 +69,20 @@ const retained = (bytes: number) => `heap retained: ${(bytes / MiB).toFixed(1)} 
 describe('the heap the server retains stays under its ceiling', () => {
   test('capabilities: 48 large initialize POSTs over Streamable HTTP', { timeout: 45_000 }, async () => {
     const report = await runPath('capabilities');
-    expect(report.facts).toEqual({ capabilityEntries: 32, sessions: 48 });
     expect(report.retainedBytes, retained(report.retainedBytes)).toBeLessThan(CEILINGS.capabilities);
+    expect(report.facts).toEqual({ capabilityEntries: 32, sessions: 48 });
   });
 
   test('parked approvals: delete_note calls over 8 WebSocket connections', { timeout: 45_000 }, async () => {
     const report = await runPath('parked');
-    expect(report.facts).toEqual({ parked: 256, bigDenied: 32 });
     expect(report.retainedBytes, retained(report.retainedBytes)).toBeLessThan(CEILINGS.parked);
+    expect(report.facts).toEqual({ parked: 256, bigDenied: 32 });
   });
 
   test('subscriptions: one Streamable HTTP session subscribing to its bounds', { timeout: 45_000 }, async () => {
     const report = await runPath('subscriptions');
-    expect(report.facts).toEqual({ tooLong: 16, tooMany: 10, other: 0, resourceSubscriptions: 256 });
     expect(report.retainedBytes, retained(report.retainedBytes)).toBeLessThan(CEILINGS.subscriptions);
+    expect(report.facts).toEqual({ tooLong: 16, tooMany: 10, other: 0, resourceSubscriptions: 256 });
   });
 
   test('event store: session churn with a 1 MiB SSE reply each, then the store at its bound', { timeout: 45_000 }, async () => {
