@@ -36,7 +36,7 @@ export function retainedSize(value: unknown, limit: number): number {
       total += stringBytes(next);
     } else if (Array.isArray(next)) {
       total += CONTAINER_BYTES + ELEMENT_BYTES * next.length;
-      // Pushed in bounded slices: a huge array must not be copied onto the stack before the limit stops the walk.
+      // The slots are charged first, so a huge array stops the walk before its items are visited.
       for (let i = 0; i < next.length && total <= limit; i += 1) {
         const item: unknown = next[i];
         if (typeof item === 'object' && item !== null) pending.push(item);

@@ -6,8 +6,8 @@
  * subscriber leaving is the connection's exit, announced on `exits$`.
  *
  * Resource subscriptions are counted across connections here, where they are
- * added and where a connection's leave with it, so the server-wide cap is
- * one number kept in one place.
+ * added and where a leaving connection's go with it, so the server-wide cap
+ * is one number kept in one place.
  */
 import { Subject, Subscription, filter, map, take, type Observable } from 'rxjs';
 import type { ConnId, TransportKind } from '../lib/context.js';
