@@ -7,7 +7,7 @@
  * gc() before and after (fixtures/retained-memory.mjs).
  *
  * Before the bounds, the same drives retained about 86 MiB (capabilities),
- * 182 MiB (parked calls), 18.5 MiB (subscriptions) and 41 MiB of deleted
+ * 97 MiB (parked calls), 18.5 MiB (subscriptions) and 25 MiB of deleted
  * sessions' events: every ceiling below failed by a wide margin.
  */
 import { spawn } from 'node:child_process';
@@ -25,7 +25,7 @@ const CEILINGS = {
   parked: 24 * MiB,
   /** 256 subscriptions of 8,000-character URIs on one session, 16 of 1 MiB refused. */
   subscriptions: 8 * MiB,
-  /** 40 sessions with a 1 MiB reply each, all deleted: nothing of them stays. */
+  /** 24 sessions with a 1 MiB reply each, all deleted: nothing of them stays. */
   eventStoreChurn: 4 * MiB,
   /** Then 12 live sessions against a store capped at 8 MiB. */
   eventStoreAtBound: 16 * MiB,
