@@ -31,6 +31,8 @@ export const DENY_DETAIL = {
   elicitationFailed: 'elicitation failed (the client answered with an error)',
   /** No answer within elicitationTimeoutMs. */
   timedOut: 'timed out',
+  /** A tools/call whose estimated heap size passes maxParkedCallBytes is not held for approval (the bound follows). */
+  tooLargeToPark: 'request too large to hold for approval',
   /** Past maxParkedElicitations for the connection. */
   pendingOnConnection: 'too many elicitations pending',
   /** Past maxParkedElicitationsTotal: refused, or evicted by a connection holding fewer. */

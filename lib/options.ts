@@ -37,6 +37,14 @@ export interface ServerOptions {
   maxParkedElicitationsPerPeer?: number;
   maxParkedElicitationsTotal?: number;
   maxClientCapabilities?: number;
+  /** Estimated heap bytes a parked tools/call may hold (arguments, _meta, id); a bigger one is denied, not parked. */
+  maxParkedCallBytes?: number;
+  /** resources/subscribe URIs one connection may hold. */
+  maxSubscriptionsPerConnection?: number;
+  /** resources/subscribe URIs held across the server. */
+  maxSubscriptionsTotal?: number;
+  /** Longest URI (in characters) resources/subscribe accepts. */
+  maxSubscriptionUriLength?: number;
   authorizer?: Authorizer | null;
   readAuthorizer?: Authorizer | null;
   authorizerSource?: AuthorizerSource;
@@ -63,6 +71,10 @@ export interface ResolvedOptions {
   maxParkedElicitationsPerPeer: number;
   maxParkedElicitationsTotal: number;
   maxClientCapabilities: number;
+  maxParkedCallBytes: number;
+  maxSubscriptionsPerConnection: number;
+  maxSubscriptionsTotal: number;
+  maxSubscriptionUriLength: number;
   authorizer: Authorizer | null;
   readAuthorizer: Authorizer | null;
   authorizerSource: AuthorizerSource;
@@ -76,7 +88,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'registry', 'name', 'serverVersion', 'instructions', 'maxInFlight', 'maxInFlightPerConnection', 'maxInFlightPerPeer',
   'callbackTimeoutMs', 'elicitationTimeoutMs', 'clientRequestTimeoutMs', 'pageSize', 'maxParkedElicitations',
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
-  'maxClientCapabilities', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
+  'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
+  'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger',
 ]);
 
@@ -148,6 +161,18 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
       `maxParkedElicitationsPerPeer (${maxParkedElicitationsPerPeer}) must be from maxParkedElicitations (${maxParkedElicitations}) to maxParkedElicitationsTotal (${maxParkedElicitationsTotal})`,
     );
   }
+  const maxSubscriptionsTotal = positiveInteger('maxSubscriptionsTotal', options.maxSubscriptionsTotal, 16_384);
+  const maxSubscriptionsPerConnection = positiveInteger(
+    'maxSubscriptionsPerConnection',
+    options.maxSubscriptionsPerConnection,
+    Math.min(256, maxSubscriptionsTotal),
+  );
+  if (maxSubscriptionsPerConnection > maxSubscriptionsTotal) {
+    throw new ConfigError(
+      'maxSubscriptionsPerConnection',
+      `maxSubscriptionsPerConnection (${maxSubscriptionsPerConnection}) may not exceed maxSubscriptionsTotal (${maxSubscriptionsTotal})`,
+    );
+  }
   const authorizerSource = options.authorizerSource ?? 'default';
   if (authorizerSource !== 'configured' && authorizerSource !== 'default') {
     throw new ConfigError('authorizerSource', 'authorizerSource must be "configured" or "default"');
@@ -184,6 +209,10 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     maxParkedElicitationsPerPeer,
     maxParkedElicitationsTotal,
     maxClientCapabilities: positiveInteger('maxClientCapabilities', options.maxClientCapabilities, 1024),
+    maxParkedCallBytes: positiveInteger('maxParkedCallBytes', options.maxParkedCallBytes, 64 * 1024),
+    maxSubscriptionsPerConnection,
+    maxSubscriptionsTotal,
+    maxSubscriptionUriLength: positiveInteger('maxSubscriptionUriLength', options.maxSubscriptionUriLength, 8 * 1024),
     authorizer: optionalFunction<Authorizer>('authorizer', options.authorizer),
     readAuthorizer: optionalFunction<Authorizer>('readAuthorizer', options.readAuthorizer),
     authorizerSource,

@@ -80,6 +80,8 @@ export interface ServerStats {
   readonly outstandingRequests: number;
   /** Server-to-client requests (sampling, roots, handler elicitations) awaiting an answer. */
   readonly pendingClientRequests: number;
+  /** resources/subscribe URIs held across the live connections. */
+  readonly resourceSubscriptions: number;
 }
 
 const LIST_CHANGED: Record<RegistryChange, string> = {
@@ -318,6 +320,7 @@ export class McpServer {
       capabilityEntries: this.core.capabilities.size,
       outstandingRequests: this.outstanding.size,
       pendingClientRequests: this.core.clientRequests.size,
+      resourceSubscriptions: this.connections.subscriptions,
     };
   }
 

@@ -14,6 +14,7 @@ import { untilAborted } from '../lib/until-aborted.js';
 import { isPlainObject, notification, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
 import { withRelatedRequest } from '../lib/protocol/related.js';
 import type { CompletionContext } from '../lib/resource-def.js';
+import type { ClientCapabilities } from './capability-table.js';
 import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 
@@ -92,7 +93,7 @@ class RequestCallContext implements CallContext {
     this.#core.connections.push(this.#scope.connId, withRelatedRequest(message, this.#scope.id));
   }
 
-  #capability(name: string): Record<string, unknown> | undefined {
+  #capability(name: keyof ClientCapabilities): Record<string, unknown> | undefined {
     const value = this.#core.capabilities.get(this.#scope.connId)?.[name];
     return isPlainObject(value) ? value : undefined;
   }

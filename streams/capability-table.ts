@@ -5,13 +5,44 @@
  * subscriber goes first (possibly the one just written), a live one only when
  * every entry is live. An evicted connection keeps working; it just cannot be
  * asked until it initializes again.
+ *
+ * An entry is a projection, never the client's object: only the capabilities
+ * the server reads (elicitation with its form and url modes, sampling,
+ * roots), each as a presence flag. A client's `capabilities` may be megabytes
+ * once parsed; what is kept per entry is a few small objects whatever it sent.
  */
 import type { ConnId } from '../lib/context.js';
 import type { ServerEvent } from '../lib/events.js';
+import { isPlainObject } from '../lib/protocol/jsonrpc.js';
+
+/** The capabilities the server reads; each present one is an empty object, as a client may advertise it. */
+export interface ClientCapabilities {
+  readonly elicitation?: { readonly form?: Record<string, never>; readonly url?: Record<string, never> };
+  readonly sampling?: Record<string, never>;
+  readonly roots?: Record<string, never>;
+}
+
+const PRESENT: Record<string, never> = Object.freeze({});
+
+/** What the server keeps of an initialize's `capabilities`: a capability counts when it is an object, as the readers check. */
+export function projectCapabilities(advertised: unknown): ClientCapabilities {
+  if (!isPlainObject(advertised)) return {};
+  const kept: { -readonly [K in keyof ClientCapabilities]: ClientCapabilities[K] } = {};
+  const elicitation = advertised.elicitation;
+  if (isPlainObject(elicitation)) {
+    const modes: { form?: Record<string, never>; url?: Record<string, never> } = {};
+    if (isPlainObject(elicitation.form)) modes.form = PRESENT;
+    if (isPlainObject(elicitation.url)) modes.url = PRESENT;
+    kept.elicitation = Object.freeze(modes);
+  }
+  if (isPlainObject(advertised.sampling)) kept.sampling = PRESENT;
+  if (isPlainObject(advertised.roots)) kept.roots = PRESENT;
+  return Object.freeze(kept);
+}
 
 export class CapabilityTable {
   /** Map order is write order, so the first key is the oldest entry. */
-  private readonly entries = new Map<ConnId, Record<string, unknown>>();
+  private readonly entries = new Map<ConnId, ClientCapabilities>();
 
   constructor(
     private readonly max: number,
@@ -19,13 +50,14 @@ export class CapabilityTable {
     private readonly emit: (event: ServerEvent) => void,
   ) {}
 
-  set(connId: ConnId, capabilities: Record<string, unknown>): void {
+  /** Keeps the projection of what `connId` advertised (see projectCapabilities), never the object itself. */
+  set(connId: ConnId, advertised: unknown): void {
     this.entries.delete(connId);
-    this.entries.set(connId, capabilities);
+    this.entries.set(connId, projectCapabilities(advertised));
     while (this.entries.size > this.max) this.evictOne();
   }
 
-  get(connId: ConnId): Record<string, unknown> | undefined {
+  get(connId: ConnId): ClientCapabilities | undefined {
     return this.entries.get(connId);
   }
 

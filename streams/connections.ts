@@ -4,6 +4,10 @@
  * while something can receive pushes: the log level, the resource
  * subscriptions, the push channel and the work parked on its behalf. The last
  * subscriber leaving is the connection's exit, announced on `exits$`.
+ *
+ * Resource subscriptions are counted across connections here, where they are
+ * added and where a leaving connection's go with it, so the server-wide cap
+ * is one number kept in one place.
  */
 import { Subject, Subscription, filter, map, take, type Observable } from 'rxjs';
 import type { ConnId, TransportKind } from '../lib/context.js';
@@ -17,6 +21,7 @@ export interface ConnectionState {
   readonly peer: string;
   subscribers: number;
   logLevel: LogLevel;
+  /** The URIs this connection subscribed; change it through Connections.subscribeResource / unsubscribeResource. */
   readonly resourceSubscriptions: Set<string>;
   /** Messages for this connection only (elicitation requests, pushed replies). */
   readonly pushes: Subject<OutboundMessage>;
@@ -27,6 +32,7 @@ export interface ConnectionState {
 export class Connections {
   private readonly live = new Map<ConnId, ConnectionState>();
   private readonly exitSubject = new Subject<ConnId>();
+  private subscriptionCount = 0;
 
   readonly exits$: Observable<ConnId> = this.exitSubject.asObservable();
 
@@ -54,6 +60,8 @@ export class Connections {
     state.subscribers -= 1;
     if (state.subscribers > 0 || this.live.get(state.connId) !== state) return;
     this.live.delete(state.connId);
+    this.subscriptionCount -= state.resourceSubscriptions.size;
+    state.resourceSubscriptions.clear();
     state.background.unsubscribe();
     state.pushes.complete();
     this.exitSubject.next(state.connId);
@@ -69,6 +77,21 @@ export class Connections {
 
   get size(): number {
     return this.live.size;
+  }
+
+  /** Resource subscriptions held across every live connection. */
+  get subscriptions(): number {
+    return this.subscriptionCount;
+  }
+
+  subscribeResource(state: ConnectionState, uri: string): void {
+    if (this.live.get(state.connId) !== state || state.resourceSubscriptions.has(uri)) return;
+    state.resourceSubscriptions.add(uri);
+    this.subscriptionCount += 1;
+  }
+
+  unsubscribeResource(state: ConnectionState, uri: string): void {
+    if (state.resourceSubscriptions.delete(uri)) this.subscriptionCount -= 1;
   }
 
   /** Emits once when `connId`'s last subscriber leaves. */

@@ -104,18 +104,32 @@ export class HttpClient implements RpcClient {
     // The agent is shared by the sessions of a run; its owner destroys it.
   }
 
+  /** Ends the session with DELETE, so the server frees what it holds for it. */
+  async deleteSession(): Promise<void> {
+    if (this.sessionId === undefined) return;
+    const response = await this.send('DELETE', undefined);
+    const body = await readAll(response);
+    if (response.statusCode !== 200 && response.statusCode !== 204) {
+      throw new Error(`HTTP ${String(response.statusCode)} for DELETE: ${body}`);
+    }
+    this.sessionId = undefined;
+  }
+
   private post(message: unknown): Promise<IncomingMessage> {
-    const body = JSON.stringify(message);
-    const headers: Record<string, string | number> = {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'Content-Length': Buffer.byteLength(body),
-    };
+    return this.send('POST', JSON.stringify(message));
+  }
+
+  private send(method: 'POST' | 'DELETE', body: string | undefined): Promise<IncomingMessage> {
+    const headers: Record<string, string | number> = { Accept: 'application/json, text/event-stream' };
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      headers['Content-Length'] = Buffer.byteLength(body);
+    }
     if (this.sessionId !== undefined) headers['Mcp-Session-Id'] = this.sessionId;
     if (this.protocolVersion !== undefined) headers['MCP-Protocol-Version'] = this.protocolVersion;
     return new Promise((resolve, reject) => {
       const request = httpRequest(
-        { agent: this.agent, host: this.url.hostname, port: this.url.port, path: this.url.pathname + this.url.search, method: 'POST', headers },
+        { agent: this.agent, host: this.url.hostname, port: this.url.port, path: this.url.pathname + this.url.search, method, headers },
         (response) => {
           const minted = response.headers['mcp-session-id'];
           if (typeof minted === 'string' && this.sessionId === undefined) this.sessionId = minted;

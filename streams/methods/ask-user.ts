@@ -8,12 +8,18 @@
  * connection (its last subscriber leaving): no answer, the tool aborted.
  * In push mode the caller gets `null` at once and the eventual reply is
  * pushed; a refusal known at once (a full parking lot) is still the reply.
+ *
+ * A parked call keeps its request (arguments, `_meta`, id) for as long as the
+ * user takes, so a request whose estimated heap size passes
+ * `maxParkedCallBytes` is denied instead of parked: the parking caps then
+ * bound bytes, not only calls.
  */
 import { map, of, switchMap, takeUntil, type Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { toolDenied } from '../../lib/errors.js';
 import { withRelatedRequest } from '../../lib/protocol/related.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import { retainedSize } from '../../lib/retained-size.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
 import { firstReply } from '../cancellation.js';
@@ -32,6 +38,10 @@ export function askUser(
   }
   if (!isPlainObject(core.capabilities.get(scope.connId)?.elicitation)) {
     return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', DENY_DETAIL.cannotAskNoElicitation, prompt)));
+  }
+  const limit = core.options.maxParkedCallBytes;
+  if (retainedSize([scope.id, scope.params], limit) > limit) {
+    return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', `${DENY_DETAIL.tooLargeToPark} (max ${limit} bytes)`)));
   }
 
   const closed = (outcome: string) =>

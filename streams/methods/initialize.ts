@@ -1,9 +1,10 @@
 /**
  * initialize: negotiates the protocol revision and records what the client
- * advertised, for this connection, in the capability table.
+ * advertised, for this connection, in the capability table (which keeps a
+ * small projection, never the client's object).
  */
 import { of } from 'rxjs';
-import { isPlainObject, resultResponse } from '../../lib/protocol/jsonrpc.js';
+import { resultResponse } from '../../lib/protocol/jsonrpc.js';
 import { negotiateProtocolVersion } from '../../lib/protocol/versions.js';
 import type { MethodHandler } from '../server-core.js';
 
@@ -16,8 +17,7 @@ export const SERVER_CAPABILITIES = {
 } as const;
 
 export const initialize: MethodHandler = (core, scope) => {
-  const capabilities = scope.params?.capabilities;
-  core.capabilities.set(scope.connId, isPlainObject(capabilities) ? capabilities : {});
+  core.capabilities.set(scope.connId, scope.params?.capabilities);
   const result: Record<string, unknown> = {
     protocolVersion: negotiateProtocolVersion(scope.params?.protocolVersion),
     capabilities: SERVER_CAPABILITIES,

@@ -2,6 +2,12 @@
  * The resource surface: list, templates/list, read, subscribe, unsubscribe.
  * All read-gated. A read resolves a fixed URI first, then the templates in
  * registration order.
+ *
+ * A subscription is kept for the connection's life, so subscribe is bounded:
+ * only a URI the server serves (a registered resource, or one a template
+ * matches), at most `maxSubscriptionUriLength` characters, at most
+ * `maxSubscriptionsPerConnection` per connection and `maxSubscriptionsTotal`
+ * on the server. Past a bound the answer is -32602 and nothing is kept.
  */
 import { of } from 'rxjs';
 import { invalidParams } from '../../lib/errors.js';
@@ -11,7 +17,8 @@ import { attempt, eventualOf, thenEventual } from '../eventual.js';
 import { listResult } from '../list-result.js';
 import { callContext } from '../call-context.js';
 import { readSurface } from '../read-surface.js';
-import type { MethodHandler, RequestScope } from '../server-core.js';
+import type { ConnectionState } from '../connections.js';
+import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
 
 function requireUri(scope: RequestScope): string | undefined {
   const uri = scope.params?.uri;
@@ -58,18 +65,45 @@ export const readResource: MethodHandler = (core, scope) => {
   });
 };
 
-function subscription(kind: 'subscribe' | 'unsubscribe'): MethodHandler {
-  return (core, scope) => {
-    const uri = requireUri(scope);
-    if (uri === undefined) return of(invalidParams(scope.id, `resources/${kind} requires a string uri`));
-    return readSurface(core, scope, { uri }, () => {
-      const subscriptions = core.connections.get(scope.connId)?.resourceSubscriptions;
-      if (kind === 'subscribe') subscriptions?.add(uri);
-      else subscriptions?.delete(uri);
-      return resultResponse(scope.id, {});
-    });
-  };
+/** Why `uri` may not be added to this connection's subscriptions, or null when it may. */
+function subscriptionRefusal(core: ServerCore, state: ConnectionState, uri: string): string | null {
+  const registry = core.options.registry;
+  if (registry.resource(uri) === undefined && registry.matchTemplate(uri) === undefined) return `Resource not found: ${uri}`;
+  if (state.resourceSubscriptions.has(uri)) return null;
+  const { maxSubscriptionsPerConnection, maxSubscriptionsTotal } = core.options;
+  if (state.resourceSubscriptions.size >= maxSubscriptionsPerConnection) {
+    return `too many resource subscriptions on this connection (max ${maxSubscriptionsPerConnection})`;
+  }
+  if (core.connections.subscriptions >= maxSubscriptionsTotal) {
+    return `too many resource subscriptions on this server (max ${maxSubscriptionsTotal})`;
+  }
+  return null;
 }
 
-export const subscribeResource = subscription('subscribe');
-export const unsubscribeResource = subscription('unsubscribe');
+export const subscribeResource: MethodHandler = (core, scope) => {
+  const uri = requireUri(scope);
+  if (uri === undefined) return of(invalidParams(scope.id, 'resources/subscribe requires a string uri'));
+  const maxLength = core.options.maxSubscriptionUriLength;
+  if (uri.length > maxLength) {
+    return of(invalidParams(scope.id, `resources/subscribe uri is longer than ${maxLength} characters`, { maxSubscriptionUriLength: maxLength }));
+  }
+  return readSurface(core, scope, { uri }, () => {
+    const state = core.connections.get(scope.connId);
+    // No live subscriber: nothing could receive an update, so nothing is kept.
+    if (state === undefined) return resultResponse(scope.id, {});
+    const refusal = subscriptionRefusal(core, state, uri);
+    if (refusal !== null) return invalidParams(scope.id, refusal, { uri });
+    core.connections.subscribeResource(state, uri);
+    return resultResponse(scope.id, {});
+  });
+};
+
+export const unsubscribeResource: MethodHandler = (core, scope) => {
+  const uri = requireUri(scope);
+  if (uri === undefined) return of(invalidParams(scope.id, 'resources/unsubscribe requires a string uri'));
+  return readSurface(core, scope, { uri }, () => {
+    const state = core.connections.get(scope.connId);
+    if (state !== undefined) core.connections.unsubscribeResource(state, uri);
+    return resultResponse(scope.id, {});
+  });
+};

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { InMemoryEventStore, type Replay } from '../../transports/index.js';
+import { storedEventBytes, storedSessionBytes } from '../../transports/http/event-store.js';
 
 interface ModelEntry {
   readonly sessionId: string;
@@ -23,11 +24,14 @@ class ModelStore {
 
   append(sessionId: string, streamId: string, data: string | null): string {
     let log = this.sessions.get(sessionId);
-    if (log === undefined) this.sessions.set(sessionId, (log = { nextSeq: 1, entries: new Map() }));
+    if (log === undefined) {
+      this.sessions.set(sessionId, (log = { nextSeq: 1, entries: new Map() }));
+      this.bytes += storedSessionBytes(sessionId);
+    }
     const entry = { sessionId, streamId, id: `${streamId}_${log.nextSeq++}`, data };
     log.entries.set(entry.id, entry);
     this.all.add(entry);
-    this.bytes += data?.length ?? 0;
+    this.bytes += storedEventBytes(streamId, entry.id, data);
     while (log.entries.size > this.bounds.maxEventsPerSession) this.evict([...log.entries.values()][0]!);
     while (this.all.size > this.bounds.maxEvents || (this.bytes > this.bounds.maxBytes && this.all.size > 0)) this.evict([...this.all][0]!);
     return entry.id;
@@ -45,7 +49,7 @@ class ModelStore {
 
   deleteSession(sessionId: string): void {
     for (const entry of this.sessions.get(sessionId)?.entries.values() ?? []) this.evict(entry);
-    this.sessions.delete(sessionId);
+    if (this.sessions.delete(sessionId)) this.bytes -= storedSessionBytes(sessionId);
   }
 
   size() {
@@ -55,7 +59,7 @@ class ModelStore {
   private evict(entry: ModelEntry): void {
     this.all.delete(entry);
     this.sessions.get(entry.sessionId)?.entries.delete(entry.id);
-    this.bytes -= entry.data?.length ?? 0;
+    this.bytes -= storedEventBytes(entry.streamId, entry.id, entry.data);
   }
 }
 
@@ -70,7 +74,7 @@ describe('InMemoryEventStore matches its model', () => {
   test('ids, replays and counts, with every bound in play', () => {
     fc.assert(
       fc.property(
-        fc.record({ maxEventsPerSession: fc.integer({ min: 1, max: 20 }), maxEvents: fc.integer({ min: 1, max: 40 }), maxBytes: fc.integer({ min: 1, max: 200 }) }),
+        fc.record({ maxEventsPerSession: fc.integer({ min: 1, max: 20 }), maxEvents: fc.integer({ min: 1, max: 40 }), maxBytes: fc.integer({ min: 1, max: 4000 }) }),
         fc.array(operation, { maxLength: 400 }),
         (bounds, operations) => {
           const store = new InMemoryEventStore(bounds);
@@ -100,7 +104,12 @@ describe('InMemoryEventStore matches its model', () => {
     const store = new InMemoryEventStore({ maxEventsPerSession: 512 });
     let last = '';
     for (let i = 0; i < 100_000; i += 1) last = store.append('s', i % 2 === 0 ? `p${i}` : `p${i - 1}`, i % 2 === 0 ? null : '{}');
-    expect(store.size()).toEqual({ events: 512, bytes: 512, sessions: 1 });
+    let bytes = storedSessionBytes('s');
+    for (let i = 100_000 - 512; i < 100_000; i += 1) {
+      const stream = i % 2 === 0 ? `p${i}` : `p${i - 1}`;
+      bytes += storedEventBytes(stream, `${stream}_${i + 1}`, i % 2 === 0 ? null : '{}');
+    }
+    expect(store.size()).toEqual({ events: 512, bytes, sessions: 1 });
     expect(store.replayAfter('s', last)).toEqual({ streamId: 'p99998', events: [] });
   });
 });

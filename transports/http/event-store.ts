@@ -9,7 +9,15 @@
  * total, and bytes in total; the oldest go first. A cursor that was evicted
  * cannot be resumed (replayAfter answers undefined): the client lost what
  * was between, and the transport treats it as a new stream.
+ *
+ * Its byte count is everything it holds: each event's data and id (two bytes
+ * a character unless ASCII, as V8 keeps them) plus a fixed charge for the
+ * entry around them, and each session's id plus a fixed charge for its log.
+ * An evicted or deleted event is unlinked at once, so nothing the store no
+ * longer counts stays reachable from it.
  */
+import { Buffer } from 'node:buffer';
+
 
 export interface StoredEvent {
   readonly id: string;
@@ -41,18 +49,41 @@ export interface InMemoryEventStoreOptions {
   readonly maxEventsPerSession?: number;
   /** Default 16 384. */
   readonly maxEvents?: number;
-  /** Default 64 MiB (counting each event's data length). */
+  /** Default 64 MiB, counting everything the store holds (see storedEventBytes, storedSessionBytes). */
   readonly maxBytes?: number;
 }
 
+/** The entry object, its two list links and its slot in the session's log. */
+export const EVENT_OVERHEAD_BYTES = 128;
+/** The session's log, its map entry and its Fifo's array. */
+export const SESSION_OVERHEAD_BYTES = 256;
+
+/** A string's characters as V8 holds them: one byte each when all are ASCII, else (at most) two. */
+function textBytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8') === text.length ? text.length : 2 * text.length;
+}
+
+/** What one stored event counts against maxBytes. */
+export function storedEventBytes(streamId: string, id: string, data: string | null): number {
+  return EVENT_OVERHEAD_BYTES + textBytes(streamId) + textBytes(id) + (data === null ? 0 : textBytes(data));
+}
+
+/** What one session's bookkeeping counts against maxBytes, while it has not been deleted. */
+export function storedSessionBytes(sessionId: string): number {
+  return SESSION_OVERHEAD_BYTES + textBytes(sessionId);
+}
+
 interface Entry {
-  /** The log it is in (a deleted session's entries still point at theirs). */
+  /** The log it is in. */
   readonly log: SessionLog;
   readonly seq: number;
   readonly streamId: string;
   readonly id: string;
   readonly data: string | null;
-  evicted: boolean;
+  readonly bytes: number;
+  /** Neighbours in the store-wide list, oldest to newest; unset once the entry is gone. */
+  older: Entry | undefined;
+  newer: Entry | undefined;
 }
 
 /** A FIFO on an array: push at the back, take from the front, no copying per take. */
@@ -77,24 +108,19 @@ class Fifo<T> {
     const item = this.items[this.head]!;
     this.items[this.head] = undefined as T; // let it go
     this.head += 1;
-    // Amortised: the dead front is dropped once it is half the array.
-    if (this.head >= 1024 && this.head * 2 >= this.items.length) this.compact(() => true);
+    // Amortised, and the dead front never outweighs the live items (their charge covers it).
+    if (this.head >= 32 && this.head * 2 >= this.items.length) this.compact();
     return item;
   }
 
-  /** Keeps the live items that pass `keep`, in order. */
-  compact(keep: (item: T) => boolean): void {
-    const kept: T[] = [];
-    for (let i = this.head; i < this.items.length; i += 1) {
-      const item = this.items[i]!;
-      if (keep(item)) kept.push(item);
-    }
-    this.items = kept;
+  private compact(): void {
+    this.items = this.items.slice(this.head);
     this.head = 0;
   }
 }
 
 interface SessionLog {
+  readonly bytes: number;
   nextSeq: number;
   /** Oldest first, with contiguous seqs: eviction only ever takes a session's oldest. */
   readonly entries: Fifo<Entry>;
@@ -112,11 +138,11 @@ export class InMemoryEventStore implements EventStore {
   private readonly maxBytes: number;
   private readonly sessions = new Map<string, SessionLog>();
   /**
-   * Every entry across sessions, oldest first, for the total bounds. An entry
-   * evicted through its session stays here, marked, until it reaches the
-   * front or a compaction drops it.
+   * Every live entry across sessions, as a list oldest to newest, for the
+   * total bounds. The oldest entry overall is also the oldest of its session.
    */
-  private readonly all = new Fifo<Entry>();
+  private oldest: Entry | undefined;
+  private newest: Entry | undefined;
   private count = 0;
   private bytes = 0;
 
@@ -129,19 +155,25 @@ export class InMemoryEventStore implements EventStore {
   append(sessionId: string, streamId: string, data: string | null): string {
     let log = this.sessions.get(sessionId);
     if (log === undefined) {
-      log = { nextSeq: 1, entries: new Fifo() };
+      log = { bytes: storedSessionBytes(sessionId), nextSeq: 1, entries: new Fifo() };
       this.sessions.set(sessionId, log);
+      this.bytes += log.bytes;
     }
     const seq = log.nextSeq++;
     const id = `${streamId}_${seq}`;
-    const entry: Entry = { log, seq, streamId, id, data, evicted: false };
+    const entry: Entry = { log, seq, streamId, id, data, bytes: storedEventBytes(streamId, id, data), older: this.newest, newer: undefined };
+    if (this.newest === undefined) this.oldest = entry;
+    else this.newest.newer = entry;
+    this.newest = entry;
     log.entries.push(entry);
-    this.all.push(entry);
     this.count += 1;
-    this.bytes += data?.length ?? 0;
-    while (log.entries.length > this.maxEventsPerSession) this.evict(log.entries.shift()!);
-    while (this.count > this.maxEvents || (this.bytes > this.maxBytes && this.count > 0)) this.evictOldest();
-    if (this.all.length > 2 * this.count + 1024) this.all.compact((e) => !e.evicted);
+    this.bytes += entry.bytes;
+    while (log.entries.length > this.maxEventsPerSession) this.unlink(log.entries.shift()!);
+    while (this.count > this.maxEvents || (this.bytes > this.maxBytes && this.count > 0)) {
+      const victim = this.oldest!;
+      victim.log.entries.shift();
+      this.unlink(victim);
+    }
     return id;
   }
 
@@ -164,30 +196,25 @@ export class InMemoryEventStore implements EventStore {
   deleteSession(sessionId: string): void {
     const log = this.sessions.get(sessionId);
     if (log === undefined) return;
-    for (let entry = log.entries.shift(); entry !== undefined; entry = log.entries.shift()) this.evict(entry);
+    for (let entry = log.entries.shift(); entry !== undefined; entry = log.entries.shift()) this.unlink(entry);
     this.sessions.delete(sessionId);
+    this.bytes -= log.bytes;
   }
 
-  /** Counts, for tests and health checks. */
+  /** Counts, for tests and health checks; `bytes` is what maxBytes bounds. */
   size(): { events: number; bytes: number; sessions: number } {
     return { events: this.count, bytes: this.bytes, sessions: this.sessions.size };
   }
 
-  /** Marks an entry gone; the caller has taken it out of its session's log. */
-  private evict(entry: Entry): void {
-    if (entry.evicted) return;
-    entry.evicted = true;
+  /** Takes an entry out of the store-wide list; the caller has taken it out of its session's log. */
+  private unlink(entry: Entry): void {
+    if (entry.older === undefined) this.oldest = entry.newer;
+    else entry.older.newer = entry.newer;
+    if (entry.newer === undefined) this.newest = entry.older;
+    else entry.newer.older = entry.older;
+    entry.older = undefined;
+    entry.newer = undefined;
     this.count -= 1;
-    this.bytes -= entry.data?.length ?? 0;
-  }
-
-  /** The oldest live entry goes, from its session's log (where it is the oldest too) and from the total. */
-  private evictOldest(): void {
-    for (let entry = this.all.shift(); entry !== undefined; entry = this.all.shift()) {
-      if (entry.evicted) continue;
-      entry.log.entries.shift();
-      this.evict(entry);
-      return;
-    }
+    this.bytes -= entry.bytes;
   }
 }
