@@ -7,6 +7,8 @@ import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
 import { ConfigError } from './errors.js';
 import { isLogger, silentLogger, type Logger } from './logger.js';
+import { resolveMiddleware } from './middleware/resolve.js';
+import type { CallStage, Middleware } from './middleware/types.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -40,6 +42,8 @@ export interface ServerOptions {
   transport?: TransportKind;
   scheduler?: SchedulerLike;
   logger?: Logger;
+  /** Stages every admitted call passes through, first outermost; see lib/middleware/types.ts. */
+  middleware?: readonly Middleware[];
 }
 
 export interface ResolvedOptions {
@@ -63,13 +67,15 @@ export interface ResolvedOptions {
   transport: TransportKind;
   scheduler: SchedulerLike;
   logger: Logger;
+  /** The middleware, set up for this server; `null` when there is none (the pipeline's fast path). */
+  middleware: readonly CallStage[] | null;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
   'registry', 'name', 'serverVersion', 'instructions', 'maxInFlight', 'maxInFlightPerConnection',
   'callbackTimeoutMs', 'elicitationTimeoutMs', 'clientRequestTimeoutMs', 'pageSize', 'maxParkedElicitations', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger',
+  'transport', 'scheduler', 'logger', 'middleware',
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -144,6 +150,8 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new ConfigError('instructions', 'instructions must be a string');
   }
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const logger = options.logger ?? silentLogger();
   const resolved: ResolvedOptions = {
     registry: options.registry ?? new Registry(),
     name: nonEmptyString('name', options.name, 'rxmcp'),
@@ -163,8 +171,9 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     authorizerSource,
     unknownToolReply: optionalFunction('unknownToolReply', options.unknownToolReply),
     transport,
-    scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? silentLogger(),
+    scheduler,
+    logger,
+    middleware: resolveMiddleware(options.middleware, { scheduler, logger }),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;

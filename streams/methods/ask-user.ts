@@ -8,7 +8,7 @@
  * In push mode the caller gets `null` at once and the eventual reply is
  * pushed; a refusal known at once (a full parking lot) is still the reply.
  */
-import { map, of, switchMap, takeUntil, type Observable } from 'rxjs';
+import { of, switchMap, takeUntil, type Observable } from 'rxjs';
 import { toolDenied } from '../../lib/errors.js';
 import { withRelatedRequest } from '../../lib/protocol/related.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
@@ -50,9 +50,8 @@ export function askUser(
         closed(verdict.approved ? 'approved' : verdict.detail);
         return verdict.approved
           ? runInWorker(core, scope, tool, args)
-          : of(toolDenied(tool.name, 'ask', verdict.detail));
+          : of(resultResponse(scope.id, toolDenied(tool.name, 'ask', verdict.detail)));
       }),
-      map((result) => resultResponse(scope.id, result)),
       takeUntil(core.connections.exitOf(scope.connId)),
     );
   if (scope.mode === 'reply') return eventual$;
