@@ -20,8 +20,6 @@ import type { ToolDef } from '../tool-def.js';
 /** The methods whose calls pass through the middleware: the callbacks a registry serves. */
 export type AdmittedMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
 
-export const ADMITTED_METHODS: readonly AdmittedMethod[] = ['tools/call', 'resources/read', 'prompts/get', 'completion/complete'];
-
 /**
  * A call's reply without its JSON-RPC envelope: the result, or the error.
  * For tools/call the result is a CallToolResult. The server puts the

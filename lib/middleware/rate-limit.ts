@@ -1,0 +1,81 @@
+/**
+ * rateLimit: a budget of calls per caller (the principal once there is one,
+ * else the peer). Each caller has a bucket of `calls` tokens, refilled
+ * continuously at `calls` per `perMs`: a burst of `calls`, then that rate.
+ * A call that finds the bucket empty is refused with `rate_limited` (an
+ * isError result `Error: rate_limited` for tools/call, -32603 with
+ * `data.error: "rate_limited"` for the read methods) and its handler never
+ * runs; a refused call takes no token.
+ *
+ * The token is taken when the call reaches this stage: a call answered by
+ * a stage before it (a cache hit) costs nothing. Time is the server's
+ * scheduler. State is bounded: a caller whose bucket has refilled is
+ * forgotten, and past `maxCallers` the least recently seen caller is
+ * forgotten first (it starts again with a full bucket).
+ */
+import { defer, of } from 'rxjs';
+import { callerKey } from './caller-key.js';
+import { objectOption, positiveIntegerOption } from './option-checks.js';
+import type { Middleware } from './types.js';
+
+export interface RateLimitOptions {
+  /** The budget of one caller: `calls` per `perMs` (default 60 per 60 000 ms). */
+  perCaller?: { calls?: number; perMs?: number };
+  /** Callers remembered at once (default 10 000). */
+  maxCallers?: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** Every caller's bucket, least recently seen first (a Map keeps insertion order; a use re-inserts). */
+class Buckets {
+  private readonly byCaller = new Map<string, Bucket>();
+
+  constructor(
+    private readonly calls: number,
+    private readonly perMs: number,
+    private readonly maxCallers: number,
+  ) {}
+
+  /** Takes a token for `caller` at `now`; false when its bucket is empty. */
+  take(caller: string, now: number): boolean {
+    this.forgetRefilled(now);
+    const bucket = this.byCaller.get(caller);
+    let tokens = this.calls;
+    if (bucket !== undefined) {
+      tokens = Math.min(this.calls, bucket.tokens + ((now - bucket.at) * this.calls) / this.perMs);
+      this.byCaller.delete(caller);
+    }
+    const allowed = tokens >= 1;
+    this.byCaller.set(caller, { tokens: allowed ? tokens - 1 : tokens, at: now });
+    if (this.byCaller.size > this.maxCallers) this.byCaller.delete(this.byCaller.keys().next().value as string);
+    return allowed;
+  }
+
+  /** A bucket untouched for perMs is full again, the same as no bucket. */
+  private forgetRefilled(now: number): void {
+    for (const [caller, bucket] of this.byCaller) {
+      if (now - bucket.at < this.perMs) return;
+      this.byCaller.delete(caller);
+    }
+  }
+}
+
+export function rateLimit(options: RateLimitOptions = {}): Middleware {
+  const perCaller = objectOption('rateLimit.perCaller', options.perCaller);
+  const calls = positiveIntegerOption('rateLimit.perCaller.calls', perCaller.calls, 60);
+  const perMs = positiveIntegerOption('rateLimit.perCaller.perMs', perCaller.perMs, 60_000);
+  const maxCallers = positiveIntegerOption('rateLimit.maxCallers', options.maxCallers, 10_000);
+  return ({ scheduler, logger }) => {
+    const buckets = new Buckets(calls, perMs, maxCallers);
+    return (call) => (reply$) =>
+      defer(() => {
+        if (buckets.take(callerKey(call), scheduler.now())) return reply$;
+        logger.debug({ connId: call.connId, peer: call.peer, method: call.method, name: call.name }, 'call rate limited');
+        return of(call.refuse('rate_limited'));
+      });
+  };
+}
