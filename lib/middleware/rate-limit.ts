@@ -14,6 +14,7 @@
  * forgotten first (it starts again with a full bucket).
  */
 import { defer, of } from 'rxjs';
+import { ConfigError } from '../errors.js';
 import { callerKey } from './caller-key.js';
 import { objectOption, positiveIntegerOption } from './option-checks.js';
 import type { Middleware } from './types.js';
@@ -25,32 +26,40 @@ export interface RateLimitOptions {
   maxCallers?: number;
 }
 
+/**
+ * A bucket counts in units of 1/perMs of a token, so that with whole
+ * milliseconds the arithmetic is exact: a millisecond adds `calls` units, a
+ * call costs `perMs`, a full bucket holds `calls * perMs`.
+ */
 interface Bucket {
-  tokens: number;
+  units: number;
   at: number;
 }
 
 /** Every caller's bucket, least recently seen first (a Map keeps insertion order; a use re-inserts). */
 class Buckets {
   private readonly byCaller = new Map<string, Bucket>();
+  private readonly full: number;
 
   constructor(
     private readonly calls: number,
     private readonly perMs: number,
     private readonly maxCallers: number,
-  ) {}
+  ) {
+    this.full = calls * perMs;
+  }
 
   /** Takes a token for `caller` at `now`; false when its bucket is empty. */
   take(caller: string, now: number): boolean {
     this.forgetRefilled(now);
     const bucket = this.byCaller.get(caller);
-    let tokens = this.calls;
+    let units = this.full;
     if (bucket !== undefined) {
-      tokens = Math.min(this.calls, bucket.tokens + ((now - bucket.at) * this.calls) / this.perMs);
+      units = Math.min(this.full, bucket.units + (now - bucket.at) * this.calls);
       this.byCaller.delete(caller);
     }
-    const allowed = tokens >= 1;
-    this.byCaller.set(caller, { tokens: allowed ? tokens - 1 : tokens, at: now });
+    const allowed = units >= this.perMs;
+    this.byCaller.set(caller, { units: allowed ? units - this.perMs : units, at: now });
     if (this.byCaller.size > this.maxCallers) this.byCaller.delete(this.byCaller.keys().next().value as string);
     return allowed;
   }
@@ -69,6 +78,9 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
   const calls = positiveIntegerOption('rateLimit.perCaller.calls', perCaller.calls, 60);
   const perMs = positiveIntegerOption('rateLimit.perCaller.perMs', perCaller.perMs, 60_000);
   const maxCallers = positiveIntegerOption('rateLimit.maxCallers', options.maxCallers, 10_000);
+  if (!Number.isSafeInteger(calls * perMs)) {
+    throw new ConfigError('rateLimit.perCaller', 'rateLimit.perCaller: calls * perMs must be a safe integer');
+  }
   return ({ scheduler, logger }) => {
     const buckets = new Buckets(calls, perMs, maxCallers);
     return (call) => (reply$) =>

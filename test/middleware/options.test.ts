@@ -42,7 +42,7 @@ describe('the middleware option', () => {
   });
 
   test('names the offending entry', () => {
-    expect(refusal(() => createServer({ middleware: [() => () => (r) => r, 42] } as unknown as ServerOptions)).message).toContain('middleware[1]');
+    expect(refusal(() => createServer({ middleware: [() => () => (r: unknown) => r, 42] } as unknown as ServerOptions)).message).toContain('middleware[1]');
   });
 
   test('an empty array, null and undefined are all "no middleware"', () => {
