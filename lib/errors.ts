@@ -97,6 +97,23 @@ export function callbackFailedToolResult(reason: CallbackFailure): ErrorToolResu
 }
 
 /**
+ * A call a pipeline stage refused (rate_limited, response_too_large): the
+ * shape of a failed callback, as a reply without its envelope. tools/call
+ * answers an isError result, any other method -32603 with data.error.
+ */
+export function refusalReply(
+  method: string,
+  reason: string,
+  detail?: string,
+): { result: Record<string, unknown> } | { error: JsonRpcErrorObject } {
+  if (method === 'tools/call') {
+    return { result: { ...errorToolResult(detail === undefined ? `Error: ${reason}` : `Error: ${reason}: ${detail}`) } };
+  }
+  const data = detail === undefined ? { error: reason, method } : { error: reason, method, detail };
+  return { error: errorObject(INTERNAL_ERROR, 'MCP callback failed', data) };
+}
+
+/**
  * The machine-readable deny of a tools/call: a result, not a JSON-RPC error.
  * `detail` says what happened (lib/deny-details.ts); `prompt` carries the
  * approval question when it could not be asked, so it is not lost.

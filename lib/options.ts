@@ -8,6 +8,8 @@ import { TRANSPORT_KINDS, type TransportKind } from './context.js';
 import { ConfigError } from './errors.js';
 import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
+import { resolveMiddleware } from './middleware/resolve.js';
+import type { CallStage, Middleware } from './middleware/types.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -53,6 +55,8 @@ export interface ServerOptions {
   transport?: TransportKind;
   scheduler?: SchedulerLike;
   logger?: Logger;
+  /** Stages every admitted call passes through, first outermost; see lib/middleware/types.ts. */
+  middleware?: readonly Middleware[];
 }
 
 export interface ResolvedOptions {
@@ -82,6 +86,8 @@ export interface ResolvedOptions {
   transport: TransportKind;
   scheduler: SchedulerLike;
   logger: Logger;
+  /** The middleware, set up for this server; `null` when there is none (the pipeline's fast path). */
+  middleware: readonly CallStage[] | null;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -90,7 +96,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger',
+  'transport', 'scheduler', 'logger', 'middleware',
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -193,6 +199,9 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new ConfigError('instructions', 'instructions must be a string');
   }
+  const scheduler = options.scheduler ?? asyncScheduler;
+  // Wrapped: a logger that throws must not turn a failure report into a crash.
+  const logger = options.logger === undefined ? stderrLogger() : safeLogger(options.logger);
   const resolved: ResolvedOptions = {
     registry: options.registry ?? new Registry(),
     name: nonEmptyString('name', options.name, 'rxmcp'),
@@ -218,9 +227,9 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     authorizerSource,
     unknownToolReply: optionalFunction('unknownToolReply', options.unknownToolReply),
     transport,
-    scheduler: options.scheduler ?? asyncScheduler,
-    // Wrapped: a logger that throws must not turn a failure report into a crash.
-    logger: options.logger === undefined ? stderrLogger() : safeLogger(options.logger),
+    scheduler,
+    logger,
+    middleware: resolveMiddleware(options.middleware, { scheduler, logger }),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;

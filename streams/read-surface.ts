@@ -3,7 +3,8 @@
  * the in-flight bounds and the callback timeout): the read gate, then the
  * method's own work. A deny is JSON-RPC -32090; an ask is a deny too, since a
  * read surface cannot wait for a human; a busy, timed-out or crashed worker
- * is -32603 "MCP callback failed".
+ * is -32603 "MCP callback failed". resources/read, prompts/get and
+ * completion/complete pass their work through the server's middleware.
  */
 import type { Observable } from 'rxjs';
 import { DENY_DETAIL } from '../lib/deny-details.js';
@@ -16,6 +17,9 @@ import type { RequestScope, ServerCore } from './server-core.js';
 import { thenEventual, type Eventual } from './eventual.js';
 import { worker } from './worker.js';
 import { reportAuthorizerFault, reportFailure, workerOptions } from './worker-scope.js';
+import { StagedCall, type CallSubject } from './admitted-call.js';
+import type { CallReply } from '../lib/middleware/types.js';
+import { responseOf, throughMiddleware } from './through-middleware.js';
 
 export function readSurface(
   core: ServerCore,
@@ -38,4 +42,21 @@ export function readSurface(
       return callbackFailed(scope.id, scope.method, outcome.reason);
     },
   );
+}
+
+/**
+ * A read method's own work through the server's middleware (the caller has
+ * checked that there is some): the stages see its response as a reply, and
+ * what they answer becomes the response to this request.
+ */
+export function readThroughMiddleware(
+  core: ServerCore,
+  scope: RequestScope,
+  abort: LazyAbort,
+  subject: CallSubject,
+  work: () => Eventual<JsonRpcResponse>,
+): Eventual<JsonRpcResponse> {
+  const call = new StagedCall(core, scope, abort, subject);
+  const reply = throughMiddleware(core.options.middleware ?? [], call, work as () => Eventual<CallReply>);
+  return thenEventual(reply, (staged) => responseOf(scope.id, staged));
 }

@@ -10,12 +10,17 @@
 import type { Observable } from 'rxjs';
 import type { CallContext } from '../lib/context.js';
 import { callbackFailedToolResult, errorToolResult } from '../lib/errors.js';
+import type { CallReply, CallStage } from '../lib/middleware/types.js';
 import { ProgressUpdate } from '../lib/progress.js';
+import { resultResponse, type JsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../lib/tool-def.js';
 import type { CheckOutcome, SchemaCheck } from '../lib/tool-schemas.js';
 import { toCallToolResult, toStructuredToolResult, type CallToolResult } from '../lib/tool-result.js';
+import { StagedCall } from './admitted-call.js';
 import { callContext } from './call-context.js';
-import { isLaterAnswer, isThenable, Later, type Eventual } from './eventual.js';
+import { isLaterAnswer, isThenable, Later, thenEventual, type Eventual } from './eventual.js';
+import type { LazyAbort } from './lazy-abort.js';
+import { responseOf, StagedResponse, throughMiddleware } from './through-middleware.js';
 import { reportFailure, workerOptions } from './worker-scope.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import { worker } from './worker.js';
@@ -122,15 +127,55 @@ function runChecked(
   return new Later<CallToolResult>(answer, shape, toolErrorResult, progressFilter(ctx));
 }
 
-/** Runs the handler in its own worker; busy, timeout and crash become isError results. */
-export function runInWorker(core: ServerCore, scope: RequestScope, tool: ToolDef, args: Record<string, unknown>): Observable<CallToolResult> {
+function asReply(result: CallToolResult): CallReply {
+  return { result: result as unknown as Record<string, unknown> };
+}
+
+function throughStages(
+  core: ServerCore,
+  scope: RequestScope,
+  stages: readonly CallStage[],
+  tool: ToolDef,
+  args: Record<string, unknown>,
+  ctx: CallContext,
+  abort: LazyAbort,
+): Eventual<StagedResponse> {
+  const call = new StagedCall(core, scope, abort, { name: tool.name, arguments: args, tool }, ctx);
+  const reply = throughMiddleware(stages, call, () => thenEventual(runHandler(core, tool, args, ctx), asReply));
+  return thenEventual(reply, (staged) => new StagedResponse(responseOf(scope.id, staged)));
+}
+
+/**
+ * An authorized tools/call: the handler, through the middleware when the
+ * server has any (then the answer is already a response). Without
+ * middleware this is runHandler and nothing more.
+ */
+export function runTool(
+  core: ServerCore,
+  scope: RequestScope,
+  tool: ToolDef,
+  args: Record<string, unknown>,
+  abort: LazyAbort,
+): Eventual<CallToolResult | StagedResponse> {
+  const ctx = callContext(core, scope, abort);
+  const stages = core.options.middleware;
+  return stages === null ? runHandler(core, tool, args, ctx) : throughStages(core, scope, stages, tool, args, ctx, abort);
+}
+
+/** What runTool answered, as the response to `id`. */
+export function toolResponse(id: JsonRpcId, answer: CallToolResult | StagedResponse): JsonRpcResponse {
+  return answer instanceof StagedResponse ? answer.response : resultResponse(id, answer);
+}
+
+/** Runs an approved tool in its own worker; busy, timeout and crash become isError results. */
+export function runInWorker(core: ServerCore, scope: RequestScope, tool: ToolDef, args: Record<string, unknown>): Observable<JsonRpcResponse> {
   return worker(
     workerOptions(core, scope),
-    (abort) => runHandler(core, tool, args, callContext(core, scope, abort)),
+    (abort) => runTool(core, scope, tool, args, abort),
     (outcome) => {
-      if (outcome.ok) return outcome.value;
+      if (outcome.ok) return toolResponse(scope.id, outcome.value);
       reportFailure(core, scope, outcome);
-      return callbackFailedToolResult(outcome.reason);
+      return resultResponse(scope.id, callbackFailedToolResult(outcome.reason));
     },
   );
 }

@@ -4,11 +4,15 @@
  * figure comes from V8's sampling heap profiler with collected objects
  * included, so it counts garbage too: it is what drives GC cost.
  *
- *   npm run build && node dist/bench/micro/pipeline.js [calls]
+ *   npm run build && node dist/bench/micro/pipeline.js [calls] [--noop-middleware]
+ *
+ * `--noop-middleware` puts one stage that passes every reply through in the
+ * pipeline: the cost of having middleware at all (without it, the pipeline
+ * must cost what it did before middleware existed).
  */
 import { Session } from 'node:inspector/promises';
 import { Subject, map, of, timer } from 'rxjs';
-import { allowAll, createServer, Registry } from '../../lib/index.js';
+import { allowAll, createServer, Registry, type Middleware } from '../../lib/index.js';
 
 const HANDLERS: Record<string, () => unknown> = {
   sync: () => 'x',
@@ -17,9 +21,13 @@ const HANDLERS: Record<string, () => unknown> = {
   timer: () => timer(1).pipe(map(() => 'x')),
 };
 
+const NOOP: Middleware = () => () => (reply$) => reply$;
+const args = process.argv.slice(2);
+const middleware = args.includes('--noop-middleware') ? [NOOP] : [];
+
 async function measure(kind: string, calls: number): Promise<{ cpuUs: number; kb: number }> {
   const registry = new Registry().registerTool({ name: 't', handler: HANDLERS[kind]! });
-  const server = createServer({ registry, authorizer: allowAll(), maxInFlight: calls, maxInFlightPerConnection: calls });
+  const server = createServer({ registry, authorizer: allowAll(), maxInFlight: calls, maxInFlightPerConnection: calls, middleware });
   const inbound = new Subject<unknown>();
   let replies = 0;
   let done: () => void = () => {};
@@ -56,7 +64,8 @@ async function measure(kind: string, calls: number): Promise<{ cpuUs: number; kb
   return { cpuUs: (cpu.user + cpu.system) / calls, kb: bytes / calls / 1024 };
 }
 
-const calls = Number(process.argv[2] ?? 5000);
+const calls = Number(args.find((arg) => !arg.startsWith('--')) ?? 5000);
+console.log(middleware.length > 0 ? 'with one no-op middleware stage\n' : 'no middleware\n');
 console.log(`| handler answers | CPU µs/call | KB allocated/call |\n| --- | ---: | ---: |`);
 for (const kind of Object.keys(HANDLERS)) {
   const { cpuUs, kb } = await measure(kind, calls);

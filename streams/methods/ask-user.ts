@@ -14,7 +14,7 @@
  * `maxParkedCallBytes` is denied instead of parked: the parking caps then
  * bound bytes, not only calls.
  */
-import { map, of, switchMap, takeUntil, type Observable } from 'rxjs';
+import { of, switchMap, takeUntil, type Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { toolDenied } from '../../lib/errors.js';
 import { withRelatedRequest } from '../../lib/protocol/related.js';
@@ -67,9 +67,8 @@ export function askUser(
         closed(verdict.approved ? 'approved' : verdict.detail);
         return verdict.approved
           ? runInWorker(core, scope, tool, args)
-          : of(toolDenied(tool.name, 'ask', verdict.detail));
+          : of(resultResponse(scope.id, toolDenied(tool.name, 'ask', verdict.detail)));
       }),
-      map((result) => resultResponse(scope.id, result)),
       takeUntil(core.connections.exitOf(scope.connId)),
     );
   if (scope.mode === 'reply') return eventual$;

@@ -5,14 +5,44 @@
  */
 import { of } from 'rxjs';
 import { invalidParams, shownValue } from '../../lib/errors.js';
-import { isPlainObject, resultResponse } from '../../lib/protocol/jsonrpc.js';
+import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { Completer } from '../../lib/resource-def.js';
 import { completionContext } from '../call-context.js';
-import { eventualOf, thenEventual } from '../eventual.js';
-import { readSurface } from '../read-surface.js';
-import type { MethodHandler } from '../server-core.js';
+import { eventualOf, thenEventual, type Eventual } from '../eventual.js';
+import type { LazyAbort } from '../lazy-abort.js';
+import { readSurface, readThroughMiddleware } from '../read-surface.js';
+import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
 
 export const MAX_COMPLETION_VALUES = 100;
+
+function completeArgument(
+  core: ServerCore,
+  scope: RequestScope,
+  abort: LazyAbort,
+  ref: Record<string, unknown>,
+  argName: string,
+  value: string,
+  chosen: Record<string, string>,
+): Eventual<JsonRpcResponse> {
+  const registry = core.options.registry;
+  let completer: Completer | undefined;
+  if (ref.type === 'ref/prompt') {
+    const prompt = typeof ref.name === 'string' ? registry.prompt(ref.name) : undefined;
+    if (prompt === undefined) return invalidParams(scope.id, `Prompt not found: ${shownValue(ref.name)}`);
+    completer = prompt.complete?.[argName];
+  } else {
+    const template = typeof ref.uri === 'string' ? registry.resourceTemplate(ref.uri) : undefined;
+    if (template === undefined) return invalidParams(scope.id, `Resource template not found: ${shownValue(ref.uri)}`);
+    completer = template.complete?.[argName];
+  }
+  if (completer === undefined) return resultResponse(scope.id, { completion: { values: [], total: 0, hasMore: false } });
+  const ctx = completionContext(core, scope, abort, chosen);
+  return thenEventual(eventualOf(completer(value, ctx)), (values) => {
+    const all = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
+    const shown = all.slice(0, MAX_COMPLETION_VALUES);
+    return resultResponse(scope.id, { completion: { values: shown, total: all.length, hasMore: all.length > shown.length } });
+  });
+}
 
 export const complete: MethodHandler = (core, scope) => {
   const ref = scope.params?.ref;
@@ -27,25 +57,10 @@ export const complete: MethodHandler = (core, scope) => {
   const chosen = isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : {};
   const argName = argument.name;
   const value = argument.value;
-  return readSurface(core, scope, { ref }, (abort) => {
-    const registry = core.options.registry;
-    let completer: Completer | undefined;
-    if (ref.type === 'ref/prompt') {
-      const prompt = typeof ref.name === 'string' ? registry.prompt(ref.name) : undefined;
-      if (prompt === undefined) return invalidParams(scope.id, `Prompt not found: ${shownValue(ref.name)}`);
-      completer = prompt.complete?.[argName];
-    } else {
-      const template = typeof ref.uri === 'string' ? registry.resourceTemplate(ref.uri) : undefined;
-      if (template === undefined) return invalidParams(scope.id, `Resource template not found: ${shownValue(ref.uri)}`);
-      completer = template.complete?.[argName];
-    }
-    if (completer === undefined) return resultResponse(scope.id, { completion: { values: [], total: 0, hasMore: false } });
-    const found = completer;
-    const ctx = completionContext(core, scope, abort, chosen as Record<string, string>);
-    return thenEventual(eventualOf(found(value, ctx)), (values) => {
-      const all = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
-      const shown = all.slice(0, MAX_COMPLETION_VALUES);
-      return resultResponse(scope.id, { completion: { values: shown, total: all.length, hasMore: all.length > shown.length } });
-    });
-  });
+  const given = chosen as Record<string, string>;
+  return readSurface(core, scope, { ref }, (abort) =>
+    core.options.middleware === null
+      ? completeArgument(core, scope, abort, ref, argName, value, given)
+      : readThroughMiddleware(core, scope, abort, {}, () => completeArgument(core, scope, abort, ref, argName, value, given)),
+  );
 };

@@ -13,10 +13,11 @@ import { of } from 'rxjs';
 import { invalidParams } from '../../lib/errors.js';
 import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { resourceListing, templateListing, toReadResult } from '../../lib/resource-def.js';
-import { attempt, eventualOf, thenEventual } from '../eventual.js';
+import { attempt, eventualOf, thenEventual, type Eventual } from '../eventual.js';
+import type { LazyAbort } from '../lazy-abort.js';
 import { listResult } from '../list-result.js';
 import { callContext } from '../call-context.js';
-import { readSurface } from '../read-surface.js';
+import { readSurface, readThroughMiddleware } from '../read-surface.js';
 import type { ConnectionState } from '../connections.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
 
@@ -35,34 +36,40 @@ export const listResourceTemplates: MethodHandler = (core, scope) =>
     listResult(core, scope, 'resourceTemplates', core.options.registry.resourceTemplates().map(templateListing)),
   );
 
+function readUri(core: ServerCore, scope: RequestScope, abort: LazyAbort, uri: string): Eventual<JsonRpcResponse> {
+  const ctx = callContext(core, scope, abort);
+  const registry = core.options.registry;
+  const fixed = registry.resource(uri);
+  const templated = fixed === undefined ? registry.matchTemplate(uri) : undefined;
+  if (fixed === undefined && templated === undefined) {
+    return invalidParams(scope.id, `Resource not found: ${uri}`, { uri });
+  }
+  const mimeType = fixed?.mimeType ?? templated?.def.mimeType;
+  return attempt(
+    () =>
+      thenEventual(
+        eventualOf(fixed !== undefined ? fixed.read(uri, ctx) : templated!.def.read(uri, templated!.variables, ctx)),
+        (outcome) => {
+          const result = toReadResult(uri, mimeType, outcome);
+          if (result === undefined) throw new TypeError(`resource reader for ${uri} returned an unsupported value`);
+          return resultResponse(scope.id, result) as JsonRpcResponse;
+        },
+      ),
+    (error): JsonRpcResponse => {
+      if (error instanceof Error && error.name === 'ResourceNotFoundError') return invalidParams(scope.id, `Resource not found: ${uri}`, { uri });
+      throw error;
+    },
+  );
+}
+
 export const readResource: MethodHandler = (core, scope) => {
   const uri = requireUri(scope);
   if (uri === undefined) return of(invalidParams(scope.id, 'resources/read requires a string uri'));
-  return readSurface(core, scope, { uri }, (abort) => {
-    const ctx = callContext(core, scope, abort);
-    const registry = core.options.registry;
-    const fixed = registry.resource(uri);
-    const templated = fixed === undefined ? registry.matchTemplate(uri) : undefined;
-    if (fixed === undefined && templated === undefined) {
-      return invalidParams(scope.id, `Resource not found: ${uri}`, { uri });
-    }
-    const mimeType = fixed?.mimeType ?? templated?.def.mimeType;
-    return attempt(
-      () =>
-        thenEventual(
-          eventualOf(fixed !== undefined ? fixed.read(uri, ctx) : templated!.def.read(uri, templated!.variables, ctx)),
-          (outcome) => {
-            const result = toReadResult(uri, mimeType, outcome);
-            if (result === undefined) throw new TypeError(`resource reader for ${uri} returned an unsupported value`);
-                return resultResponse(scope.id, result) as JsonRpcResponse;
-          },
-        ),
-      (error): JsonRpcResponse => {
-        if (error instanceof Error && error.name === 'ResourceNotFoundError') return invalidParams(scope.id, `Resource not found: ${uri}`, { uri });
-        throw error;
-      },
-    );
-  });
+  return readSurface(core, scope, { uri }, (abort) =>
+    core.options.middleware === null
+      ? readUri(core, scope, abort, uri)
+      : readThroughMiddleware(core, scope, abort, { uri }, () => readUri(core, scope, abort, uri)),
+  );
 };
 
 /** Why `uri` may not be added to this connection's subscriptions, or null when it may. */

@@ -3,7 +3,8 @@
  * 1. the sensitive backstop (no authorizer + sensitive tool: deny);
  * 2. in a worker, the tool authorizer, and on allow the handler itself;
  * 3. an unknown tool is -32601 unless `unknownToolReply` names it;
- * 4. the handler's outcome as a CallToolResult.
+ * 4. the handler's outcome as a CallToolResult, through the server's
+ *    middleware when it has any (see through-middleware.ts).
  * An ask parks the call (see ask-user.ts); an approved call runs in a fresh
  * worker under the same bounds.
  */
@@ -15,13 +16,14 @@ import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/p
 import { isSensitiveTool } from '../../lib/tool-def.js';
 import type { CallToolResult } from '../../lib/tool-result.js';
 import { authorize } from '../authorize.js';
-import { authorizationContext, callContext } from '../call-context.js';
+import { authorizationContext } from '../call-context.js';
 import { reportAuthorizerFault, reportFailure, workerOptions } from '../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
 import { worker } from '../worker.js';
 import { thenEventual, type Eventual } from '../eventual.js';
 import { askUser } from './ask-user.js';
-import { runHandler } from '../run-tool.js';
+import { runTool, toolResponse } from '../run-tool.js';
+import type { StagedResponse } from '../through-middleware.js';
 
 /** The authorizer's answer when it was not a plain allow for a known tool: what to do instead of running it. */
 class Refusal {
@@ -56,15 +58,15 @@ export const callTool: MethodHandler = (core, scope) => {
   return worker(
     workerOptions(core, scope),
     (abort) =>
-      thenEventual(authorize(authorizer, name, args, authorizationContext(scope)), (verdict): Eventual<CallToolResult | Refusal> =>
-        verdict.kind !== 'allow' || tool === undefined ? new Refusal(verdict) : runHandler(core, tool, args, callContext(core, scope, abort)),
+      thenEventual(authorize(authorizer, name, args, authorizationContext(scope)), (verdict): Eventual<CallToolResult | StagedResponse | Refusal> =>
+        verdict.kind !== 'allow' || tool === undefined ? new Refusal(verdict) : runTool(core, scope, tool, args, abort),
       ),
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse | null> => {
       if (!outcome.ok) {
         reportFailure(core, scope, outcome);
         return resultResponse(scope.id, callbackFailedToolResult(outcome.reason));
       }
-      if (!(outcome.value instanceof Refusal)) return resultResponse(scope.id, outcome.value);
+      if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
       const verdict = outcome.value.verdict;
       reportAuthorizerFault(core, scope, verdict);
       if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
