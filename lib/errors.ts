@@ -57,6 +57,18 @@ export function callbackFailed(id: JsonRpcId, method: string, reason: CallbackFa
   return errorResponse(id, errorObject(INTERNAL_ERROR, 'MCP callback failed', { error: reason, method }));
 }
 
+/**
+ * subscriptions/listen refused before its acknowledgement, for a reason that
+ * is not the request's fault: a subscription bound, a closing server, a
+ * failed event bus, no connection to deliver to. `-32603` (no code of the
+ * -32020..-32099 range the spec reserves is defined for it), told apart by
+ * `data.error` (`too_many_subscriptions` with `data.scope` and `data.max`,
+ * `server_closing`, `event_bus_failed`, `not_connected`).
+ */
+export function listenRefused(id: JsonRpcId, message: string, data: Record<string, unknown>): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(INTERNAL_ERROR, message, data));
+}
+
 export function readDenied(id: JsonRpcId, method: string, detail: string): JsonRpcErrorResponse {
   return errorResponse(
     id,

@@ -40,3 +40,7 @@ export { maxResponseBytes } from './middleware/max-response-bytes.js';
 export { cacheReadOnly } from './middleware/cache-read-only.js';
 export type { CacheReadOnlyOptions } from './middleware/cache-read-only.js';
 export type { AdmittedCall, AdmittedMethod, CallReply, CallStage, Middleware, MiddlewareSetup } from './middleware/types.js';
+export { InMemoryEventBus } from './event-bus.js';
+export type { BusEvent, BusListener, InMemoryEventBusOptions, ListChangedEventType, ServerEventBus } from './event-bus.js';
+export type { ListenOptions } from './listen-options.js';
+export { SUBSCRIPTION_ID_META } from './protocol/subscription.js';

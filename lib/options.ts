@@ -8,6 +8,7 @@ import { TRANSPORT_KINDS, type TransportKind } from './context.js';
 import { ConfigError } from './errors.js';
 import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
+import { LISTEN_OPTION_NAMES, resolveListenOptions, type ListenOptions, type ResolvedListenOptions } from './listen-options.js';
 import { resolveMiddleware } from './middleware/resolve.js';
 import type { CallStage, Middleware } from './middleware/types.js';
 import { Registry } from './registry.js';
@@ -16,7 +17,7 @@ import { PACKAGE_VERSION } from './version.js';
 
 export type AuthorizerSource = 'configured' | 'default';
 
-export interface ServerOptions {
+export interface ServerOptions extends ListenOptions {
   registry?: Registry;
   /** serverInfo.name; default `"rxmcp"`. */
   name?: string;
@@ -59,7 +60,7 @@ export interface ServerOptions {
   middleware?: readonly Middleware[];
 }
 
-export interface ResolvedOptions {
+export interface ResolvedOptions extends ResolvedListenOptions {
   registry: Registry;
   name: string;
   serverVersion: string;
@@ -96,7 +97,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger', 'middleware',
+  'transport', 'scheduler', 'logger', 'middleware', ...LISTEN_OPTION_NAMES,
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -230,6 +231,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     scheduler,
     logger,
     middleware: resolveMiddleware(options.middleware, { scheduler, logger }),
+    ...resolveListenOptions(options, logger, positiveInteger),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;

@@ -23,6 +23,7 @@ import { ConnectionReplies } from '../streams/connection-replies.js';
 import { Connections } from '../streams/connections.js';
 import { DeadlineQueue } from '../streams/deadline-queue.js';
 import { initializationGateFor } from '../streams/initialization-gate.js';
+import { ListenHub } from '../streams/listen-hub.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
@@ -30,7 +31,8 @@ import { createTracing } from '../streams/tracing.js';
 import type { Origin, ServerCore } from '../streams/server-core.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
 import { CallerGoneError } from './errors.js';
-import { guardedObserver } from './guarded.js';
+import { busEventOf, type BusEvent } from './event-bus.js';
+import { guardedObserver, logSafely } from './guarded.js';
 import type { ServerEvent } from './events.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
 import { notification, type JsonRpcResponse, type OutboundMessage } from './protocol/jsonrpc.js';
@@ -82,6 +84,8 @@ export interface ServerStats {
   readonly pendingClientRequests: number;
   /** resources/subscribe URIs held across the live connections. */
   readonly resourceSubscriptions: number;
+  /** subscriptions/listen streams open. */
+  readonly listens: number;
 }
 
 const LIST_CHANGED: Record<RegistryChange, string> = {
@@ -136,8 +140,24 @@ export class McpServer {
       cancellations: new Cancellations(),
       toolsWarnedUndefined: new WeakSet(),
       tracing: createTracing(),
+      listens: new ListenHub(
+        this.options.eventBus,
+        {
+          maxListens: this.options.maxListens,
+          maxListensPerConnection: this.options.maxListensPerConnection,
+          maxUrisPerConnection: this.options.maxSubscriptionsPerConnection,
+          maxUrisTotal: this.options.maxSubscriptionsTotal,
+        },
+        this.options.logger,
+        () => this.connections.subscriptions,
+      ),
     };
-    this.lifetime.add(this.connections.exits$.subscribe((connId) => capabilities.delete(connId)));
+    this.lifetime.add(
+      this.connections.exits$.subscribe((connId) => {
+        capabilities.delete(connId);
+        this.core.listens.dropConnection(connId);
+      }),
+    );
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
       this.lifetime.add(
         this.registry.changes$
@@ -287,9 +307,15 @@ export class McpServer {
     return subscription;
   }
 
-  /** Sends a notification to every subscribed connection (filtered by level and resource subscriptions). */
+  /**
+   * Sends a notification to every subscribed connection (filtered by level
+   * and resource subscriptions). A list change or a resources/updated is
+   * also published on the event bus, for the subscriptions/listen streams.
+   */
   notify(method: string, params?: Record<string, unknown>): void {
     this.broadcasts.next(notification(method, params));
+    const event = busEventOf(method, params);
+    if (event !== undefined) this.publish(event);
   }
 
   /** notifications/resources/updated, to the connections that subscribed `uri` only. */
@@ -321,6 +347,7 @@ export class McpServer {
       outstandingRequests: this.outstanding.size,
       pendingClientRequests: this.core.clientRequests.size,
       resourceSubscriptions: this.connections.subscriptions,
+      listens: this.core.listens.size,
     };
   }
 
@@ -342,10 +369,24 @@ export class McpServer {
     return this.options.logger;
   }
 
-  /** Stops listening to the registry; connections are ended by their own subscribers. */
+  /**
+   * Stops listening to the registry and ends every subscriptions/listen
+   * stream with its graceful result (new ones are refused); connections are
+   * ended by their own subscribers.
+   */
   close(): void {
+    this.core.listens.shutdown();
     this.lifetime.unsubscribe();
     for (const ref of [...this.outstanding.keys()]) this.cancel(ref);
+  }
+
+  /** A bus that throws must not take the publisher (a registry change, a caller of notify) with it. */
+  private publish(event: BusEvent): void {
+    try {
+      this.options.eventBus.publish(event);
+    } catch (err) {
+      logSafely(this.options.logger, 'error', { err, event: event.type }, 'the event bus threw on publish');
+    }
   }
 
   private transportOf(connId: ConnId): TransportKind {

@@ -14,6 +14,7 @@ import type { CapabilityTable } from './capability-table.js';
 import type { ClientRequests } from './client-requests.js';
 import type { DeadlineQueue } from './deadline-queue.js';
 import type { InitializationGate } from './initialization-gate.js';
+import type { ListenHub } from './listen-hub.js';
 import type { Connections } from './connections.js';
 import type { ParkingLot } from './parking.js';
 import type { Tracing } from './tracing.js';
@@ -34,6 +35,8 @@ export interface ServerCore {
   readonly toolsWarnedUndefined: WeakSet<object>;
   /** The OpenTelemetry tracer source; null when @opentelemetry/api is not installed. */
   readonly tracing: Tracing | null;
+  /** The open subscriptions/listen streams and their bounds. */
+  readonly listens: ListenHub;
 }
 
 /**

@@ -75,7 +75,8 @@ export function askUser(
   return pushEventually(core, scope, eventual$);
 }
 
-function pushEventually(core: ServerCore, scope: RequestScope, eventual$: Observable<JsonRpcResponse>): Observable<JsonRpcResponse | null> {
+/** Push mode: `null` now, and the eventual reply pushed to the connection; a cancel or the connection leaving ends it. */
+export function pushEventually(core: ServerCore, scope: RequestScope, eventual$: Observable<JsonRpcResponse>): Observable<JsonRpcResponse | null> {
   let immediate: JsonRpcResponse | null = null;
   let synchronous = true;
   const cancellable$ = firstReply(eventual$, { table: core.cancellations, connId: scope.connId, requestId: scope.id }, (error) =>

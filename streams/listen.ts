@@ -1,0 +1,124 @@
+/**
+ * listenStream: one subscriptions/listen stream (MCP 2026-07-28), as the
+ * Observable of its one reply.
+ *
+ * Subscribing opens the stream in the ListenHub (all bounds checked there in
+ * one step; a refusal is the reply at once, and nothing was sent). Then, on
+ * the connection's push channel:
+ * 1. `notifications/subscriptions/acknowledged` with the honoured filter,
+ *    always the first message of the stream;
+ * 2. each bus event the honoured filter takes, as its wire notification.
+ * Every one of them carries `_meta["io.modelcontextprotocol/subscriptionId"]`
+ * = the listen request's id, and the request it belongs to (so Streamable
+ * HTTP can put it on that request's stream). Nothing request-scoped
+ * (progress, log lines) ever goes on it: no handler runs for a listen.
+ *
+ * The reply stays outstanding for the stream's life and holds no worker.
+ * How it ends:
+ * - unsubscribed (notifications/cancelled naming the listen id, the caller
+ *   or the connection gone): nothing more is sent for it, not even a reply;
+ * - the server shuts down: the reply is the graceful close
+ *   `{ resultType: "complete", _meta: { subscriptionId } }`;
+ * - the connection's last subscriber leaves: it ends with no reply.
+ */
+import { Observable, type Subscriber } from 'rxjs';
+import { LIST_CHANGED_METHOD, type BusEvent } from '../lib/event-bus.js';
+import { invalidParams, invalidRequest, listenRefused } from '../lib/errors.js';
+import { notification, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import { withRelatedRequest } from '../lib/protocol/related.js';
+import { ACKNOWLEDGED_METHOD, markListenMessage, SUBSCRIPTION_ID_META } from '../lib/protocol/subscription.js';
+import type { ListenFilter } from './listen-filter.js';
+import { ListenEntry, type ListenRefusal, type ListenSink } from './listen-hub.js';
+import type { RequestScope, ServerCore } from './server-core.js';
+
+/** The graceful close of a listen stream: its reply when the server ends it. */
+export function listenClosed(id: JsonRpcId): JsonRpcResponse {
+  return resultResponse(id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: id } });
+}
+
+/** A message of the stream `id`: tagged in `_meta`, marked for the outbox and for per-request routing. */
+function streamMessage(id: JsonRpcId, method: string, params: Record<string, unknown>): JsonRpcNotification {
+  const message = notification(method, { _meta: { [SUBSCRIPTION_ID_META]: id }, ...params });
+  return markListenMessage(withRelatedRequest(message, id), id);
+}
+
+export function listenNotification(id: JsonRpcId, event: BusEvent): JsonRpcNotification {
+  if (event.type === 'resource_updated') return streamMessage(id, 'notifications/resources/updated', { uri: event.uri });
+  return streamMessage(id, LIST_CHANGED_METHOD[event.type], {});
+}
+
+function refusalReply(id: JsonRpcId, refusal: ListenRefusal): JsonRpcResponse {
+  const data: Record<string, unknown> = { error: refusal.reason };
+  if (refusal.scope !== undefined) data.scope = refusal.scope;
+  if (refusal.max !== undefined) data.max = refusal.max;
+  switch (refusal.reason) {
+    case 'subscription_id_in_use':
+      return invalidRequest(id, `Invalid Request: ${refusal.message}`);
+    case 'too_many_resource_subscriptions':
+      return invalidParams(id, refusal.message, data);
+    default:
+      return listenRefused(id, refusal.message, data);
+  }
+}
+
+/** One open stream: what the hub calls. Events before the acknowledgement has gone out are not its to send. */
+class ActiveListen implements ListenSink {
+  private acknowledged = false;
+  private ended = false;
+
+  constructor(
+    private readonly core: ServerCore,
+    private readonly scope: RequestScope,
+    private readonly subscriber: Subscriber<JsonRpcResponse>,
+  ) {}
+
+  acknowledge(filter: ListenFilter): void {
+    this.core.connections.push(this.scope.connId, streamMessage(this.scope.id, ACKNOWLEDGED_METHOD, { notifications: filter }));
+    this.acknowledged = true;
+  }
+
+  deliver(event: BusEvent): void {
+    if (!this.acknowledged || this.ended) return;
+    this.core.connections.push(this.scope.connId, listenNotification(this.scope.id, event));
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.subscriber.next(listenClosed(this.scope.id));
+    this.subscriber.complete();
+  }
+
+  drop(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.subscriber.complete();
+  }
+
+  /** Unsubscribed: whatever the hub still holds for it goes silent. */
+  stop(): void {
+    this.ended = true;
+  }
+}
+
+export function listenStream(core: ServerCore, scope: RequestScope, filter: ListenFilter): Observable<JsonRpcResponse> {
+  return new Observable<JsonRpcResponse>((subscriber) => {
+    if (!core.connections.isLive(scope.connId)) {
+      subscriber.next(listenRefused(scope.id, 'no live connection to deliver the subscription to', { error: 'not_connected' }));
+      subscriber.complete();
+      return undefined;
+    }
+    const listen = new ActiveListen(core, scope, subscriber);
+    const opened = core.listens.open(scope.connId, scope.id, filter, listen);
+    if (!(opened instanceof ListenEntry)) {
+      subscriber.next(refusalReply(scope.id, opened));
+      subscriber.complete();
+      return undefined;
+    }
+    listen.acknowledge(filter);
+    return () => {
+      listen.stop();
+      core.listens.close(opened);
+    };
+  });
+}
