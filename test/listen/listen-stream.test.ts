@@ -7,10 +7,13 @@
  * gets -32601.
  */
 import { describe, expect, test } from 'vitest';
+import type { CallContext, OutboundMessage } from '../../lib/index.js';
 import { newTestScheduler } from '../marbles/harness.js';
 import {
+  SUB,
   ack,
   listen,
+  listenRegistry,
   listenServer,
   modernOnly,
   onStream,
@@ -159,6 +162,29 @@ describe('subscriptions/listen: the stream', () => {
       });
       expectObservable(server.connect('B', b, { transport: 'memory' }).pipe(modernOnly)).toBe('--a', { a: ack(1, {}) });
     });
+  });
+
+  test('request-scoped messages (progress, log lines) of a call beside the stream never carry its tag', () => {
+    const ts = newTestScheduler();
+    const seen: OutboundMessage[] = [];
+    ts.run(({ hot }) => {
+      const chatty = {
+        name: 'chatty',
+        handler: (_args: unknown, ctx: CallContext) => {
+          ctx.progress(1, 2);
+          ctx.log('error', 'a line');
+          return 'done';
+        },
+      };
+      const server = listenServer(ts, { registry: listenRegistry().registerTool(chatty) });
+      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatty', _meta: { progressToken: 't' } } };
+      const inbound = hot('-lc', { l: listen(1, { toolsListChanged: true, resourcesListChanged: true }), c: call });
+      server.connect('c', inbound, { transport: 'memory' }).subscribe((m) => seen.push(m));
+    });
+    const methods = seen.map((m) => ('method' in m ? m.method : `reply ${String(m.id)}`));
+    expect(methods).toEqual(['notifications/subscriptions/acknowledged', 'notifications/progress', 'notifications/message', 'reply 2']);
+    const tags = seen.map((m) => (m as { params?: { _meta?: Record<string, unknown> } }).params?._meta?.[SUB]);
+    expect(tags).toEqual([1, undefined, undefined, undefined]);
   });
 
   test('a legacy request (no modern protocol version in _meta) still gets -32601 Unknown method', () => {
