@@ -6,12 +6,19 @@
  * every entry is live. An evicted connection keeps working; it just cannot be
  * asked until it initializes again.
  */
+import type { Principal } from '../lib/auth/principal.js';
 import type { ConnId } from '../lib/context.js';
-import type { ServerEvent } from '../lib/events.js';
+import { principalField, type ServerEvent } from '../lib/events.js';
+
+interface Entry {
+  readonly capabilities: Record<string, unknown>;
+  /** Who initialized, for the eviction event: the connection may be gone by then. */
+  readonly principal: Principal | undefined;
+}
 
 export class CapabilityTable {
   /** Map order is write order, so the first key is the oldest entry. */
-  private readonly entries = new Map<ConnId, Record<string, unknown>>();
+  private readonly entries = new Map<ConnId, Entry>();
 
   constructor(
     private readonly max: number,
@@ -19,14 +26,14 @@ export class CapabilityTable {
     private readonly emit: (event: ServerEvent) => void,
   ) {}
 
-  set(connId: ConnId, capabilities: Record<string, unknown>): void {
+  set(connId: ConnId, capabilities: Record<string, unknown>, principal?: Principal): void {
     this.entries.delete(connId);
-    this.entries.set(connId, capabilities);
+    this.entries.set(connId, { capabilities, principal });
     while (this.entries.size > this.max) this.evictOne();
   }
 
   get(connId: ConnId): Record<string, unknown> | undefined {
-    return this.entries.get(connId);
+    return this.entries.get(connId)?.capabilities;
   }
 
   delete(connId: ConnId): void {
@@ -47,6 +54,7 @@ export class CapabilityTable {
     }
     const liveSubscriber = victim === undefined;
     victim ??= this.entries.keys().next().value as ConnId;
+    const principal = this.entries.get(victim)?.principal;
     this.entries.delete(victim);
     this.emit({
       type: 'client_capabilities_evicted',
@@ -54,6 +62,7 @@ export class CapabilityTable {
       size: this.entries.size,
       maxClientCapabilities: this.max,
       liveSubscriber,
+      ...principalField(principal),
     });
   }
 }

@@ -47,6 +47,7 @@ export function dispatch(core: ServerCore, message: unknown, origin: Origin): Ob
         connId: origin.connId,
         transport: origin.transport,
         peer: origin.peer,
+        ...(origin.principal === undefined ? {} : { principal: origin.principal }),
         mode: origin.mode,
         id: classified.id,
         method: classified.method,

@@ -3,6 +3,7 @@
  * bounds for that request's connection, and the one way a failed worker is
  * logged and reported on events$ (the reply is the caller's to shape).
  */
+import { principalField } from '../lib/events.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import type { WorkerOptions, WorkerOutcome } from './worker.js';
 
@@ -15,5 +16,5 @@ export function reportFailure(core: ServerCore, scope: RequestScope, outcome: Wo
   const log = { connId: scope.connId, method: scope.method, reason: outcome.reason, err: outcome.error };
   if (outcome.reason === 'callback_crashed') core.options.logger.error(log, 'MCP callback crashed');
   else core.options.logger.warn(log, 'MCP callback failed');
-  core.events.next({ type: 'callback_failed', connId: scope.connId, method: scope.method, reason: outcome.reason });
+  core.events.next({ type: 'callback_failed', connId: scope.connId, method: scope.method, reason: outcome.reason, ...principalField(scope.principal) });
 }

@@ -10,6 +10,7 @@
  */
 import { map, of, switchMap, takeUntil, type Observable } from 'rxjs';
 import { toolDenied } from '../../lib/errors.js';
+import { principalField } from '../../lib/events.js';
 import { withRelatedRequest } from '../../lib/protocol/related.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
@@ -29,7 +30,7 @@ export function askUser(
   if (!canAsk) return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', prompt)));
 
   const closed = (outcome: string) =>
-    core.events.next({ type: 'elicitation_closed', connId: scope.connId, tool: tool.name, outcome });
+    core.events.next({ type: 'elicitation_closed', connId: scope.connId, tool: tool.name, outcome, ...principalField(scope.principal) });
   const eventual$ = core.parking
     .park({
       owner: scope.connId,
@@ -43,6 +44,7 @@ export function askUser(
           connId: scope.connId,
           tool: tool.name,
           parked: core.parking.parkedCount(scope.connId),
+          ...principalField(scope.principal),
         });
       },
     })

@@ -17,7 +17,7 @@ export const SERVER_CAPABILITIES = {
 
 export const initialize: MethodHandler = (core, scope) => {
   const capabilities = scope.params?.capabilities;
-  core.capabilities.set(scope.connId, isPlainObject(capabilities) ? capabilities : {});
+  core.capabilities.set(scope.connId, isPlainObject(capabilities) ? capabilities : {}, scope.principal);
   const result: Record<string, unknown> = {
     protocolVersion: negotiateProtocolVersion(scope.params?.protocolVersion),
     capabilities: SERVER_CAPABILITIES,
