@@ -18,8 +18,8 @@ export function refuseUnknown(option: string, value: Record<string, unknown>, kn
   }
 }
 
-/** A whole number of milliseconds, at least `min`; `fallback` when absent. */
-export function durationMs(option: string, value: unknown, fallback: number, min = 1): number {
+/** A whole number (milliseconds or a count), at least `min`; `fallback` when absent. */
+export function integerOption(option: string, value: unknown, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
     throw new ConfigError(option, `${option} must be an integer of at least ${min}, got ${JSON.stringify(value)}`);

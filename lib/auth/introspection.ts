@@ -20,7 +20,7 @@ import { bearerAuthenticator, invalidToken, verifierFailed, type AuthOutcome, ty
 import {
   audienceOf,
   claimSelection,
-  durationMs,
+  integerOption,
   nonEmptyStrings,
   optionalString,
   refuseUnknown,
@@ -97,13 +97,13 @@ export function introspection(options: IntrospectionOptions): Authenticator {
   const authorization = clientAuthentication(options);
   const audiences = nonEmptyStrings('introspection.audiences', options.audiences);
   const issuer = optionalString('introspection.issuer', options.issuer);
-  const cacheTtlMs = durationMs('introspection.cacheTtlMs', options.cacheTtlMs, 60_000);
-  const negativeCacheTtlMs = durationMs('introspection.negativeCacheTtlMs', options.negativeCacheTtlMs, 5_000, 0);
-  const maxPending = durationMs('introspection.maxPending', options.maxPending, 64);
-  const timeoutMs = durationMs('introspection.timeoutMs', options.timeoutMs, 5_000);
+  const cacheTtlMs = integerOption('introspection.cacheTtlMs', options.cacheTtlMs, 60_000);
+  const negativeCacheTtlMs = integerOption('introspection.negativeCacheTtlMs', options.negativeCacheTtlMs, 5_000, 0);
+  const maxPending = integerOption('introspection.maxPending', options.maxPending, 64);
+  const timeoutMs = integerOption('introspection.timeoutMs', options.timeoutMs, 5_000);
   const claims = claimSelection('introspection.claims', options.claims);
   const scheduler = schedulerOption('introspection.scheduler', options.scheduler);
-  const cache = new TokenCache<AuthOutcome>(durationMs('introspection.cacheMax', options.cacheMax, 1000), scheduler);
+  const cache = new TokenCache<AuthOutcome>(integerOption('introspection.cacheMax', options.cacheMax, 1000), scheduler);
   const pending = new Map<string, Promise<AuthOutcome>>();
 
   /** The answer read as an outcome, and until when it may be cached. */

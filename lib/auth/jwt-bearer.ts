@@ -22,7 +22,7 @@ import { bearerAuthenticator, invalidToken, verifierFailed, type AuthOutcome, ty
 import {
   audienceOf,
   claimSelection,
-  durationMs,
+  integerOption,
   nonEmptyStrings,
   optionalString,
   refuseUnknown,
@@ -137,16 +137,16 @@ export function jwtBearer(options: JwtBearerOptions): Authenticator {
   const staticJwks = jwksOption(options.jwks);
   const jwksUri = options.jwksUri === undefined ? undefined : serverUrl('jwtBearer.jwksUri', options.jwksUri);
   if (staticJwks !== undefined && jwksUri !== undefined) throw new ConfigError('jwtBearer.jwks', 'give jwtBearer.jwks or jwtBearer.jwksUri, not both');
-  const clockToleranceMs = durationMs('jwtBearer.clockToleranceMs', options.clockToleranceMs, 0, 0);
+  const clockToleranceMs = integerOption('jwtBearer.clockToleranceMs', options.clockToleranceMs, 0, 0);
   const typ = optionalString('jwtBearer.typ', options.typ);
   const scopeClaim = optionalString('jwtBearer.scopeClaim', options.scopeClaim);
   const claims = claimSelection('jwtBearer.claims', options.claims);
   const remote = {
-    cacheMaxAge: durationMs('jwtBearer.jwksCacheMaxAgeMs', options.jwksCacheMaxAgeMs, 600_000),
-    cooldownDuration: durationMs('jwtBearer.jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
-    timeoutDuration: durationMs('jwtBearer.fetchTimeoutMs', options.fetchTimeoutMs, 5_000),
+    cacheMaxAge: integerOption('jwtBearer.jwksCacheMaxAgeMs', options.jwksCacheMaxAgeMs, 600_000),
+    cooldownDuration: integerOption('jwtBearer.jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
+    timeoutDuration: integerOption('jwtBearer.fetchTimeoutMs', options.fetchTimeoutMs, 5_000),
   };
-  const discoveryRetryMs = durationMs('jwtBearer.discoveryRetryMs', options.discoveryRetryMs, 30_000);
+  const discoveryRetryMs = integerOption('jwtBearer.discoveryRetryMs', options.discoveryRetryMs, 30_000);
   const scheduler = schedulerOption('jwtBearer.scheduler', options.scheduler);
 
   let keys: JWTVerifyGetKey | undefined =
