@@ -26,6 +26,8 @@ export interface HttpHandlerStats {
   readonly sessions: number;
   /** SSE responses currently open, on both transports. */
   readonly openStreams: number;
+  /** Bytes the open SSE streams hold that their readers have not taken yet (bounded per stream; see maxStreamBufferBytes). */
+  readonly streamBufferedBytes: number;
 }
 
 export interface HttpHandler {
@@ -64,7 +66,7 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
   const checkHostAndOrigin = hostAndOriginGuard(resolved);
   const keepAlive = new KeepAliveClock(resolved.keepAliveMs, server.scheduler);
   const knownPaths = plainPaths([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath]);
-  let openStreams = 0;
+  const writers = new Set<SseWriter>();
   let closed = false;
   const ctx: HttpContext = {
     server,
@@ -76,11 +78,19 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
     }),
     logger,
     openWriter(res, sessionId) {
-      const writer = new SseWriter(res, { maxBufferedBytes: resolved.maxStreamBufferBytes, keepAlive });
+      // A streamable session's events are all in the event store: a stream behind its reader reads them back from there.
+      const replayable = ctx.sessions.get(sessionId)?.kind === 'streamable';
+      const writer = new SseWriter(res, {
+        maxBufferedBytes: resolved.maxStreamBufferBytes,
+        stallTimeoutMs: resolved.streamStallTimeoutMs,
+        scheduler: server.scheduler,
+        keepAlive,
+        backlog: replayable ? (afterId) => resolved.eventStore.replayAfter(sessionId, afterId)?.events : undefined,
+      });
       const release = ctx.sessions.hold(sessionId);
-      openStreams += 1;
+      writers.add(writer);
       writer.onClose((reason) => {
-        openStreams -= 1;
+        writers.delete(writer);
         release();
         if (reason === 'cut-off') logger.warn({ sessionId }, 'SSE reader too slow: stream cut off');
       });
@@ -135,7 +145,11 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
     closed = true;
     ctx.sessions.closeAll();
   };
-  handler.stats = () => ({ sessions: ctx.sessions.size, openStreams });
+  handler.stats = () => {
+    let streamBufferedBytes = 0;
+    for (const writer of writers) streamBufferedBytes += writer.unsentBytes;
+    return { sessions: ctx.sessions.size, openStreams: writers.size, streamBufferedBytes };
+  };
   Object.defineProperty(handler, 'options', { value: resolved, enumerable: true });
   return handler;
 }

@@ -26,8 +26,10 @@ export interface HttpHandlerOptions {
   keepAliveMs?: number;
   /** The SSE `retry:` field sent with each stream's priming event. Default 1000 ms. */
   retryMs?: number;
-  /** Bytes a stream may have waiting for a slow reader before it is cut off. Default 1 MiB. */
+  /** Unread bytes a stream may have in its socket before it waits for the reader to drain them. Default 1 MiB. */
   maxStreamBufferBytes?: number;
+  /** A stream waiting on its reader whose unread bytes do not go down at all for this long is cut off. Default 30 000 ms. */
+  streamStallTimeoutMs?: number;
   /** Messages held for a session's standalone GET stream while none is open. Default 256. */
   maxBacklogMessages?: number;
   /** Open GET streams per session; opening one more ends the oldest. Default 4. */
@@ -61,6 +63,7 @@ export interface ResolvedHttpOptions {
   readonly keepAliveMs: number;
   readonly retryMs: number;
   readonly maxStreamBufferBytes: number;
+  readonly streamStallTimeoutMs: number;
   readonly maxBacklogMessages: number;
   readonly maxGetStreamsPerSession: number;
   readonly eventStore: EventStore;
@@ -73,7 +76,7 @@ export interface ResolvedHttpOptions {
 
 const KNOWN = new Set([
   'endpoint', 'healthPath', 'legacySse', 'maxSessions', 'sessionIdleTimeoutMs', 'maxBodyBytes', 'keepAliveMs',
-  'retryMs', 'maxStreamBufferBytes', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'allowedHosts', 'allowedOrigins',
+  'retryMs', 'maxStreamBufferBytes', 'streamStallTimeoutMs', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'allowedHosts', 'allowedOrigins',
   'requireAuthorization', 'env', 'trustedProxyHeader',
 ]);
 
@@ -141,6 +144,7 @@ export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHt
     keepAliveMs: positiveInteger('keepAliveMs', options.keepAliveMs, 15_000),
     retryMs: positiveInteger('retryMs', options.retryMs, 1000),
     maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, 1024 * 1024),
+    streamStallTimeoutMs: positiveInteger('streamStallTimeoutMs', options.streamStallTimeoutMs, 30_000),
     maxBacklogMessages: positiveInteger('maxBacklogMessages', options.maxBacklogMessages, 256),
     maxGetStreamsPerSession: positiveInteger('maxGetStreamsPerSession', options.maxGetStreamsPerSession, 4),
     eventStore: options.eventStore ?? new InMemoryEventStore(),
