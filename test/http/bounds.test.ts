@@ -55,10 +55,18 @@ describe('bounded state of the HTTP transport', () => {
     expect(served.http.handler.stats().sessions).toBe(0);
   });
 
-  test('maxSessions: one more initialize is a 503 with a JSON-RPC error saying so; room comes back after a DELETE', async () => {
-    served = await serve({}, { maxSessions: 2 });
+  test('maxSessions: a full table gives up an idle session for a new one; a 503 with a JSON-RPC error only when every one is busy', async () => {
+    served = await serve({}, { maxSessions: 2, maxSessionsPerPeer: 2 });
     const a = await openSession(served.url);
-    await openSession(served.url);
+    const b = await openSession(served.url);
+    // Both busy (an open stream each): nothing of this peer's may go for its own new session.
+    const streams = [a, b].map(async (id) => {
+      const reader = new SseReader(await listen(served!.url, id));
+      readers.push(reader);
+      await reader.next();
+      return reader;
+    });
+    const [, streamB] = await Promise.all(streams);
     const full = await postJson(served.url, initializeMessage(1));
     expect(full.status).toBe(503);
     const body = (await full.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
@@ -68,11 +76,15 @@ describe('bounded state of the HTTP transport', () => {
     expect(legacy.status).toBe(503);
     await legacy.body?.cancel();
     expect(served.server.stats().connections).toBe(2);
-    const del = await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': a } });
-    expect(del.status).toBe(204);
+    // b is idle once its stream is gone: the next initialize takes its place.
+    await streamB!.cancel();
+    await eventually(() => served!.http.handler.stats().openStreams === 1);
     const room = await postJson(served.url, initializeMessage(1));
     expect(room.status).toBe(200);
     await room.json();
+    expect(await ping(served.url, b)).toBe(404);
+    expect(await ping(served.url, a)).toBe(200);
+    expect(served.server.stats().connections).toBe(2);
   });
 
   test('every open stream gets a keep-alive comment each keepAliveMs on the server scheduler', async () => {

@@ -73,8 +73,10 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
     options: resolved,
     sessions: new SessionTable<HttpSession>({
       maxSessions: resolved.maxSessions,
+      maxSessionsPerPeer: resolved.maxSessionsPerPeer,
       idleTimeoutMs: resolved.sessionIdleTimeoutMs,
       scheduler: server.scheduler,
+      onEvict: (eviction) => logger.warn(eviction, 'HTTP session evicted to make room for a new one'),
     }),
     logger,
     openWriter(res, sessionId) {
@@ -125,7 +127,7 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
         return sendJson(res, 200, { status: 'ok', sessions: ctx.sessions.size });
       case resolved.ssePath:
         if (method !== 'GET') return methodNotAllowed(res, 'GET');
-        return openLegacyStream(ctx, resolved.messagesPath!, res);
+        return openLegacyStream(ctx, resolved.messagesPath!, req, res);
       case resolved.messagesPath:
         if (method !== 'POST') return methodNotAllowed(res, 'POST');
         return postLegacyMessage(ctx, req, res, url ?? new URL(target, 'http://localhost'));

@@ -16,6 +16,7 @@ import { Subject, type Subscription } from 'rxjs';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
+import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
 import { refuse, sendEmpty } from './responses.js';
 import type { SseWriter } from './sse-writer.js';
@@ -57,13 +58,13 @@ export class LegacySseSession {
   }
 }
 
-export function openLegacyStream(ctx: HttpContext, messagesPath: string, res: ServerResponse): void {
-  if (ctx.sessions.full) {
-    refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
+export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: IncomingMessage, res: ServerResponse): void {
+  const admission = ctx.sessions.admit(peerOf(req, ctx.options.trustedProxyHeader), () => new LegacySseSession(mintConnId('sse'), ctx.server));
+  if ('refused' in admission) {
+    refuse(res, 503, `Service Unavailable: ${admission.refused}`);
     return;
   }
-  const session = new LegacySseSession(mintConnId('sse'), ctx.server);
-  ctx.sessions.add(session);
+  const session = admission.session as LegacySseSession;
   const writer = ctx.openWriter(res, session.id);
   writer.onClose(() => ctx.sessions.remove(session.id));
   session.start(writer, `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
@@ -76,6 +77,7 @@ export function postLegacyMessage(ctx: HttpContext, req: IncomingMessage, res: S
     refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
     return;
   }
+  ctx.sessions.touch(session.id);
   withJsonBody(ctx, req, res, (value) => deliver(ctx, res, session, value));
 }
 

@@ -3,7 +3,8 @@
  * DELETE on one path.
  *
  * - POST initialize without a session id mints the session (its id is the
- *   connection id, returned in `Mcp-Session-Id`); a full table is a 503.
+ *   connection id, returned in `Mcp-Session-Id`); a full table makes room
+ *   by its eviction policy (sessions.ts), or answers 503.
  *   Any other POST needs the header (400 without it, 404 for a session that
  *   ended or expired).
  * - POST of a request: an SSE stream when the client accepts one (a priming
@@ -19,6 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidRequest } from '../../lib/errors.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { mintConnId } from '../conn-id.js';
+import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
 import { StreamableSession } from './streamable-session.js';
@@ -58,21 +60,23 @@ function namedSession(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
   return session;
 }
 
-function newSession(ctx: HttpContext, res: ServerResponse): StreamableSession | undefined {
-  if (ctx.sessions.full) {
-    refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
+/** A new session for the request's peer; a full table makes room by its eviction policy, or this is a 503. */
+function newSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): StreamableSession | undefined {
+  const admission = ctx.sessions.admit(peerOf(req, ctx.options.trustedProxyHeader), () =>
+    new StreamableSession(mintConnId('mcp'), {
+      server: ctx.server,
+      store: ctx.options.eventStore,
+      retryMs: ctx.options.retryMs,
+      maxBacklogMessages: ctx.options.maxBacklogMessages,
+      maxGetStreams: ctx.options.maxGetStreamsPerSession,
+      logger: ctx.logger,
+    }),
+  );
+  if ('refused' in admission) {
+    refuse(res, 503, `Service Unavailable: ${admission.refused}`);
     return undefined;
   }
-  const session = new StreamableSession(mintConnId('mcp'), {
-    server: ctx.server,
-    store: ctx.options.eventStore,
-    retryMs: ctx.options.retryMs,
-    maxBacklogMessages: ctx.options.maxBacklogMessages,
-    maxGetStreams: ctx.options.maxGetStreamsPerSession,
-    logger: ctx.logger,
-  });
-  ctx.sessions.add(session);
-  return session;
+  return admission.session as StreamableSession;
 }
 
 export function handlePost(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
@@ -90,7 +94,7 @@ function postBody(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, v
     return;
   }
   const initializing = message.kind === 'request' && message.method === 'initialize' && header(req, SESSION_HEADER) === undefined;
-  const session = initializing ? newSession(ctx, res) : namedSession(ctx, req, res);
+  const session = initializing ? newSession(ctx, req, res) : namedSession(ctx, req, res);
   if (session === undefined) return;
   if (message.kind !== 'request') {
     session.accept(value);
