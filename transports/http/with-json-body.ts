@@ -22,6 +22,10 @@ export function withJsonBody(ctx: HttpContext, req: IncomingMessage, res: Server
         ctx.fail(res, error);
       }
     },
-    (error) => ctx.fail(res, error),
+    (error) => {
+      // The connection closed mid-body (the client left, or a body timeout cut it): nobody to answer, nothing failed here.
+      if (req.socket.destroyed) ctx.logger.debug({ err: error }, 'request body not read to the end: the connection closed');
+      else ctx.fail(res, error);
+    },
   );
 }
