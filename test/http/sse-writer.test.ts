@@ -127,6 +127,20 @@ describe('SseWriter: a slow reader is judged by what stays unread over time', ()
     expect(closed).toEqual(['cut-off']);
   });
 
+  test('a stream ended with output still waiting (under the bound) is cut off too once its reader takes nothing for a period', async () => {
+    const { clock, res, writer, closed } = writerOn();
+    writer.event({ id: 'e1', data: 'x'.repeat(512 * 1024) }); // under the bound: not congested
+    await Promise.resolve(); // the turn ends: it goes out, in slices, most of them still queued
+    writer.end();
+    expect(closed).toEqual([]);
+    clock.advance(STALL_MS - 1);
+    res.take();
+    clock.advance(STALL_MS);
+    expect(closed).toEqual([]);
+    clock.advance(STALL_MS);
+    expect(closed).toEqual(['cut-off']);
+  });
+
   test('while congested, events with an id wait in the backlog, not here; the reader gets them all, in order, then the end', async () => {
     const given: SseEvent[] = [];
     const { clock, res, writer, closed } = writerOn(storeOf(given), 256 * 1024);

@@ -16,9 +16,10 @@
  *   reader reads, whatever their total size;
  * - anything else waits in a buffer of at most the bound plus one event;
  *   one more is a cut-off.
- * A congested stream is checked every `stallTimeoutMs` on the server's
- * scheduler: if its reader took no byte at all since the last check, it is
- * cut off (its connection destroyed). So a reader that reads receives
+ * A congested stream, or one ending with output still waiting, is checked
+ * every `stallTimeoutMs` on the server's scheduler: if its reader took no
+ * byte at all since the last check, it is cut off (its connection
+ * destroyed). So a reader that reads receives
  * events of any size, and one that does not is cut off within two periods
  * and the bound's memory. Whatever it missed is still in the
  * event store for a resumption.
@@ -124,6 +125,7 @@ export class SseWriter {
     if (this.closed || this.ending) return;
     if (this.congested || !this.pump.idle) {
       this.ending = true;
+      this.watchStall();
       this.finishIfDone();
       return;
     }
@@ -201,10 +203,16 @@ export class SseWriter {
   private congest(): void {
     if (this.congested) return;
     this.congested = true;
+    this.watchStall();
+  }
+
+  /** While the stream is congested or ending with output still waiting: a period in which the reader took nothing cuts it off. */
+  private watchStall(): void {
+    if (this.stallCheck !== undefined) return;
     let flushed = this.pump.flushedBytes;
     const check = (): void => {
       this.stallCheck = undefined;
-      if (!this.congested || this.closed) return;
+      if (this.closed || (!this.congested && !this.ending)) return;
       if (this.pump.flushedBytes === flushed) return this.cutOff();
       flushed = this.pump.flushedBytes;
       this.stallCheck = this.options.scheduler.schedule(check, this.options.stallTimeoutMs);
@@ -222,8 +230,10 @@ export class SseWriter {
   /** Back under the bound: what waited goes out, in the order it was given. */
   private uncongest(): void {
     this.congested = false;
-    this.stallCheck?.unsubscribe();
-    this.stallCheck = undefined;
+    if (!this.ending) {
+      this.stallCheck?.unsubscribe();
+      this.stallCheck = undefined;
+    }
     if (this.behind) {
       this.behind = false;
       if (!this.catchUp() || this.congested) return;
