@@ -1,8 +1,10 @@
 /**
- * What a callback is told about the call it serves. `connId` and `transport`
- * are set by the server, never by the client, which is what makes them safe
- * to base an authorization decision on.
+ * What a callback is told about the call it serves. `connId`, `transport`
+ * and `principal` are set by the server (the principal by an authenticator
+ * at the transport, or by the embedding application), never by the client,
+ * which is what makes them safe to base an authorization decision on.
  */
+import type { Principal } from './auth/principal.js';
 import type { LogLevel } from './log-levels.js';
 import type { JsonRpcId } from './protocol/jsonrpc.js';
 
@@ -20,6 +22,8 @@ export const TRANSPORT_KINDS: readonly TransportKind[] = ['stdio', 'http', 'sse'
 export interface AuthorizationContext {
   readonly connId: ConnId;
   readonly transport: TransportKind;
+  /** Who is calling, as verified; absent when the connection is unauthenticated. Nothing in a message sets it. */
+  readonly principal?: Principal;
 }
 
 /** What a tool, resource, prompt or completion callback gets beside its arguments. */

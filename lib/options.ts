@@ -122,7 +122,7 @@ function nonEmptyString(option: string, value: unknown, fallback: string): strin
   return value;
 }
 
-function isScheduler(value: unknown): value is SchedulerLike {
+export function isScheduler(value: unknown): value is SchedulerLike {
   const s = value as SchedulerLike;
   return typeof value === 'object' && value !== null && typeof s.now === 'function' && typeof s.schedule === 'function';
 }

@@ -6,6 +6,7 @@
  * request it belongs to, so a transport can deliver it on that request's
  * stream.
  */
+import type { Principal } from '../lib/auth/principal.js';
 import type { AuthorizationContext, CallContext, ConnId, ElicitParams, ElicitResult, TransportKind } from '../lib/context.js';
 import { checkRequestedSchema } from '../lib/elicitation-schema.js';
 import { ClientCapabilityError } from '../lib/errors.js';
@@ -19,7 +20,9 @@ import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 
 export function authorizationContext(scope: RequestScope): AuthorizationContext {
-  return { connId: scope.connId, transport: scope.transport };
+  return scope.principal === undefined
+    ? { connId: scope.connId, transport: scope.transport }
+    : { connId: scope.connId, transport: scope.transport, principal: scope.principal };
 }
 
 /**
@@ -29,6 +32,8 @@ export function authorizationContext(scope: RequestScope): AuthorizationContext 
 class RequestCallContext implements CallContext {
   readonly connId: ConnId;
   readonly transport: TransportKind;
+  // Declared, not initialized: an unauthenticated call's context has no principal property at all.
+  declare readonly principal?: Principal;
   readonly requestId: JsonRpcId;
   readonly meta: Record<string, unknown> | undefined;
 
@@ -43,6 +48,7 @@ class RequestCallContext implements CallContext {
     this.#abort = abort;
     this.connId = scope.connId;
     this.transport = scope.transport;
+    if (scope.principal !== undefined) (this as { principal?: Principal }).principal = scope.principal;
     this.requestId = scope.id;
     const meta = scope.params?._meta;
     this.meta = isPlainObject(meta) ? meta : undefined;

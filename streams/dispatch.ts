@@ -76,6 +76,7 @@ function route(core: ServerCore, classified: Classified, origin: Origin, message
         connId: origin.connId,
         transport: origin.transport,
         peer: origin.peer,
+        ...(origin.principal === undefined ? {} : { principal: origin.principal }),
         mode: origin.mode,
         id: classified.id,
         method: classified.method,

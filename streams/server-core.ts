@@ -3,6 +3,7 @@
  * level: two servers in one process share nothing.
  */
 import type { Subject } from 'rxjs';
+import type { Principal } from '../lib/auth/principal.js';
 import type { ConnId, TransportKind } from '../lib/context.js';
 import type { ServerEvent } from '../lib/events.js';
 import type { ResolvedOptions } from '../lib/options.js';
@@ -49,8 +50,13 @@ export interface ServerCore {
 export interface Origin {
   readonly connId: ConnId;
   readonly transport: TransportKind;
-  /** The fairness key of the caller's peer (ConnectOptions.peer, else the connection id). */
+  /**
+   * The fairness key of the caller: `principal:<key>` when a principal is
+   * known, else ConnectOptions.peer, else the connection id.
+   */
   readonly peer: string;
+  /** The verified caller, set by the transport or the embedding application; never read from a message. */
+  readonly principal?: Principal;
   readonly mode: 'reply' | 'push';
   /** The connection's initialization phase, on transports that enforce it (see initialization-gate.ts). */
   readonly gate?: InitializationGate;

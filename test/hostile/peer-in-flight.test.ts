@@ -164,14 +164,15 @@ describe('over HTTP, peers by a trusted proxy header', () => {
     const reader = new SseReader(response);
     readers.push(reader);
     const endpoint = (await reader.next()).data!;
-    return {
-      reader,
-      post: async (message) => {
-        const posted = await postJson(`${base}${endpoint}`, message);
-        expect(posted.status).toBe(202);
-        await posted.body?.cancel();
-      },
+    const post = async (message: unknown) => {
+      const posted = await postJson(`${base}${endpoint}`, message);
+      expect(posted.status).toBe(202);
+      await posted.body?.cancel();
     };
+    // A legacy SSE connection answers nothing but ping before initialize (streams/initialization-gate.ts).
+    await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    expect((await reader.nextMessage()).message).toMatchObject({ id: 'init', result: {} });
+    return { reader, post };
   }
 
   test('legacy SSE: two sessions of one peer share its slots; another peer is not held back', async () => {

@@ -9,6 +9,7 @@
  * WebSocket on 127.0.0.1 where `trustedProxyHeader` makes two peers out of
  * loopback clients (and is ignored when not configured).
  */
+import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
@@ -87,17 +88,17 @@ describe('parking fairness per peer, on a virtual clock', () => {
       expectObservable(connectAs(server, 'A4', 'P', a4)).toBe('n------e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('a4', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('a4', 'guarded', DENY_DETAIL.timedOut),
       });
       expectObservable(connectAs(server, 'C', 'R', c)).toBe('n--------e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('c1', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('c1', 'guarded', DENY_DETAIL.timedOut),
       });
       expectObservable(connectAs(server, 'B2', 'Q', b2)).toBe('n----------e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('b2', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('b2', 'guarded', DENY_DETAIL.timedOut),
       });
     });
     // The victim's approval at 20 ran its tool (5 ms).
@@ -120,18 +121,18 @@ describe('parking fairness per peer, on a virtual clock', () => {
         e: elicitationCreate(),
         d: deniedAsk('x1', 'guarded', TOO_MANY),
         x: deniedAsk('x3', 'guarded', TOO_MANY),
-        t: deniedAsk('x2', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('x2', 'guarded', DENY_DETAIL.timedOut),
       });
       expectObservable(connectAs(server, 'Y', 'proxy', y)).toBe('n---e-e-d 97ms t', {
         n: initialized,
         e: elicitationCreate(),
         d: deniedAsk('y1', 'guarded', TOO_MANY),
-        t: deniedAsk('y2', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('y2', 'guarded', DENY_DETAIL.timedOut),
       });
       expectObservable(connectAs(server, 'Z', 'proxy', z)).toBe('n-------e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('z1', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('z1', 'guarded', DENY_DETAIL.timedOut),
       });
     });
   });
@@ -151,17 +152,17 @@ describe('parking fairness per peer, on a virtual clock', () => {
         e: elicitationCreate(),
         d: deniedAsk('p1', 'guarded', TOO_MANY),
         x: deniedAsk('p3', 'guarded', TOO_MANY),
-        t: deniedAsk('p2', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('p2', 'guarded', DENY_DETAIL.timedOut),
       });
       expectObservable(connectAs(server, 'P2', 'P', p2)).toBe('n---e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('r1', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('r1', 'guarded', DENY_DETAIL.timedOut),
       });
       expectObservable(connectAs(server, 'Q1', 'Q', q)).toBe('n-----e 99ms t', {
         n: initialized,
         e: elicitationCreate(),
-        t: deniedAsk('q1', 'guarded', 'elicitation timed out'),
+        t: deniedAsk('q1', 'guarded', DENY_DETAIL.timedOut),
       });
     });
   });
