@@ -23,6 +23,8 @@ export type { Logger } from './logger.js';
 export { LOG_LEVELS } from './log-levels.js';
 export type { LogLevel } from './log-levels.js';
 export { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION } from './protocol/versions.js';
+export { MODERN_PROTOCOL_VERSIONS, MODERN_META, hasModernClaim } from './protocol/modern.js';
+export type { Era, EraPolicy, ModernRequest, ModernClientInfo, ModernProtocolVersion } from './protocol/modern.js';
 export type { JsonRpcId, JsonRpcResponse, JsonRpcRequest, JsonRpcNotification, OutboundMessage } from './protocol/jsonrpc.js';
 export { PACKAGE_VERSION } from './version.js';
 export { text, image, audio, embeddedResource, resourceLink } from './content.js';

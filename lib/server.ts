@@ -34,6 +34,7 @@ import { guardedObserver } from './guarded.js';
 import type { ServerEvent } from './events.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
 import { notification, type JsonRpcResponse, type OutboundMessage } from './protocol/jsonrpc.js';
+import type { EraPolicy } from './protocol/modern.js';
 import type { Registry, RegistryChange } from './registry.js';
 
 export interface ConnectOptions {
@@ -46,6 +47,12 @@ export interface ConnectOptions {
    * Default: the connection id (a peer per connection).
    */
   readonly peer?: string;
+  /**
+   * How this connection's requests get their era (see EraPolicy). Default by
+   * transport: 'legacy' for sse and http (sessions are a legacy notion),
+   * 'per-connection' for everything else.
+   */
+  readonly era?: EraPolicy;
 }
 
 export interface HandleMessageOptions {

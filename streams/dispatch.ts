@@ -80,6 +80,7 @@ function route(core: ServerCore, classified: Classified, origin: Origin, message
         id: classified.id,
         method: classified.method,
         params: classified.params,
+        era: 'legacy',
       };
       const reply$ = handler(core, scope);
       const recover = (error: unknown) => pipelineFailure(core, scope.connId, scope.id, error);

@@ -7,6 +7,7 @@ import type { ConnId, TransportKind } from '../lib/context.js';
 import type { ServerEvent } from '../lib/events.js';
 import type { ResolvedOptions } from '../lib/options.js';
 import type { JsonRpcId, JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { Observable } from 'rxjs';
 import type { Admission } from './admission.js';
 import type { Cancellations } from './cancellation.js';
@@ -57,6 +58,10 @@ export interface RequestScope extends Origin {
   readonly id: JsonRpcId;
   readonly method: string;
   readonly params: Record<string, unknown> | undefined;
+  /** The era this request is served under, decided before any method runs (see lib/protocol/modern.ts). */
+  readonly era: Era;
+  /** The modern request's validated envelope; present exactly when `era` is 'modern'. */
+  readonly modern?: ModernRequest;
 }
 
 /** A method emits exactly one reply, or `null` where the contract answers none (a parked call in push mode). */
