@@ -168,6 +168,32 @@ export class ClientCapabilityError extends Error {
   override name = 'ClientCapabilityError';
 }
 
+/** What a handler on a modern request asked the client for: the request it would have sent, and the capability that needs. */
+export interface InputNeed {
+  readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  readonly params: Record<string, unknown>;
+  /** ClientCapabilities-shaped: what the request has to declare, e.g. `{ elicitation: {} }`. */
+  readonly requiredCapabilities: Record<string, unknown>;
+  /** Whether this request declared that capability (if so, only an input_required result could serve it). */
+  readonly declared: boolean;
+}
+
+/**
+ * ctx.elicit / ctx.sample / ctx.listRoots on a modern request: the server
+ * never sends a request to the client there. A ClientCapabilityError, so a
+ * handler that catches those for a legacy client adapts the same way; one
+ * it does not catch is answered by the modern input stage (-32021 for now).
+ */
+export class InputNeededError extends ClientCapabilityError {
+  override name = 'InputNeededError';
+  constructor(
+    message: string,
+    readonly need: InputNeed,
+  ) {
+    super(message);
+  }
+}
+
 /** A server-to-client request that got an error response or no answer in time. */
 export class ClientRequestError extends Error {
   override name = 'ClientRequestError';

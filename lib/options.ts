@@ -5,6 +5,7 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
+import { resolveCacheHints, type CacheHintsOption, type ResolvedCacheHints } from './cache-hints.js';
 import { ConfigError } from './errors.js';
 import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
@@ -53,6 +54,8 @@ export interface ServerOptions {
   transport?: TransportKind;
   scheduler?: SchedulerLike;
   logger?: Logger;
+  /** Modern era: ttlMs and cacheScope of the six cacheable results; default { ttlMs: 0, cacheScope: 'private' }. */
+  cacheHints?: CacheHintsOption;
 }
 
 export interface ResolvedOptions {
@@ -82,6 +85,7 @@ export interface ResolvedOptions {
   transport: TransportKind;
   scheduler: SchedulerLike;
   logger: Logger;
+  cacheHints: ResolvedCacheHints;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -90,7 +94,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger',
+  'transport', 'scheduler', 'logger', 'cacheHints',
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -221,6 +225,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     scheduler: options.scheduler ?? asyncScheduler,
     // Wrapped: a logger that throws must not turn a failure report into a crash.
     logger: options.logger === undefined ? stderrLogger() : safeLogger(options.logger),
+    cacheHints: resolveCacheHints(options.cacheHints),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;

@@ -22,14 +22,14 @@ import { ClientRequests } from '../streams/client-requests.js';
 import { ConnectionReplies } from '../streams/connection-replies.js';
 import { Connections } from '../streams/connections.js';
 import { DeadlineQueue } from '../streams/deadline-queue.js';
-import { initializationGateFor } from '../streams/initialization-gate.js';
+import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor } from '../streams/era-decision.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
 import { createTracing } from '../streams/tracing.js';
 import type { Origin, ServerCore } from '../streams/server-core.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
-import { CallerGoneError } from './errors.js';
+import { CallerGoneError, ConfigError } from './errors.js';
 import { guardedObserver } from './guarded.js';
 import type { ServerEvent } from './events.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
@@ -164,6 +164,9 @@ export class McpServer {
    * inbound stream completing or failing means the peer is gone.
    */
   connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
+    if (options.era !== undefined && !ERA_POLICIES.includes(options.era)) {
+      throw new ConfigError('era', `era must be one of ${ERA_POLICIES.join(', ')}`);
+    }
     return new Observable<OutboundMessage>((subscriber) => {
       const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
       const origin: Origin = {
@@ -171,8 +174,8 @@ export class McpServer {
         transport: state.transport,
         peer: state.peer,
         mode: 'reply',
-        // stdio, ws and sse connections answer nothing but initialize and ping until initialized.
-        gate: initializationGateFor(state.transport),
+        // Pinned per connection, or legacy only (sse, http); stdio, ws and sse legacy traffic waits for initialize.
+        eraDecision: eraDecisionFor(options.era ?? defaultEraPolicy(state.transport), state.transport),
       };
       const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(

@@ -14,7 +14,7 @@ import type { Cancellations } from './cancellation.js';
 import type { CapabilityTable } from './capability-table.js';
 import type { ClientRequests } from './client-requests.js';
 import type { DeadlineQueue } from './deadline-queue.js';
-import type { InitializationGate } from './initialization-gate.js';
+import type { EraDecision } from './era-decision.js';
 import type { Connections } from './connections.js';
 import type { ParkingLot } from './parking.js';
 import type { Tracing } from './tracing.js';
@@ -50,8 +50,12 @@ export interface Origin {
   /** The fairness key of the caller's peer (ConnectOptions.peer, else the connection id). */
   readonly peer: string;
   readonly mode: 'reply' | 'push';
-  /** The connection's initialization phase, on transports that enforce it (see initialization-gate.ts). */
-  readonly gate?: InitializationGate;
+  /**
+   * How this connection's requests get their era (era-decision.ts), the
+   * legacy initialization phase included; undefined: each request by its own
+   * claim (direct callers).
+   */
+  readonly eraDecision?: EraDecision;
 }
 
 export interface RequestScope extends Origin {
