@@ -177,7 +177,9 @@ export class McpServer {
         // Pinned per connection, or legacy only (sse, http); stdio, ws and sse legacy traffic waits for initialize.
         eraDecision: eraDecisionFor(options.era ?? defaultEraPolicy(state.transport), state.transport),
       };
-      const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
+      // A modern connection is sent replies, its requests' notifications and (later) listen streams only: no broadcasts.
+      const broadcasts$ = this.broadcasts.pipe(filter(() => origin.eraDecision?.pinned !== 'modern'));
+      const pushes = outbox(state, broadcasts$).subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(
         this.core,
         origin,

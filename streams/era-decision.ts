@@ -30,6 +30,10 @@
  *
  * The legacy initialization phase (stdio, ws, sse) applies to legacy
  * traffic only, exactly as before the modern era existed.
+ *
+ * A connection pinned modern gets no broadcasts (server.notify, list_changed):
+ * the modern era sends only replies, notifications of a request in flight,
+ * and notifications on a subscriptions/listen stream (McpServer.connect).
  */
 import type { TransportKind } from '../lib/context.js';
 import { invalidParams, invalidRequest, methodNotFound, unsupportedProtocolVersion } from '../lib/errors.js';
@@ -51,6 +55,8 @@ export type Decided = Exclude<Classified, { kind: 'request' }> | DecidedRequest;
 
 export interface EraDecision {
   decide(classified: Classified): Decided;
+  /** The era the connection is pinned to; undefined while open (or when each message decides). */
+  readonly pinned: Era | undefined;
 }
 
 export const DISCOVER = 'server/discover';
@@ -83,6 +89,8 @@ function claimMissing(id: JsonRpcId, method: string, params: Record<string, unkn
 
 /** Each request by its own claim; nothing remembered. */
 class PerMessage implements EraDecision {
+  readonly pinned = undefined;
+
   decide(classified: Classified): Decided {
     if (classified.kind !== 'request') return classified;
     return hasModernClaim(classified.params) ? modern(classified) : legacy(classified);
@@ -91,6 +99,8 @@ class PerMessage implements EraDecision {
 
 /** Legacy traffic as it always was (with the initialization phase where the transport has one); claims refused. */
 class LegacyOnly implements EraDecision {
+  readonly pinned = 'legacy';
+
   constructor(private readonly gate: InitializationGate | undefined) {}
 
   decide(classified: Classified): Decided {
@@ -105,7 +115,7 @@ class LegacyOnly implements EraDecision {
 
 /** Open until the first request other than a discover probe; then pinned for the connection's life. */
 class PerConnection implements EraDecision {
-  private pinned: Era | undefined;
+  pinned: Era | undefined;
   private readonly legacyOnly: LegacyOnly;
 
   constructor(gate: InitializationGate | undefined) {

@@ -190,3 +190,28 @@ describe('ConnectOptions.era', () => {
     }
   });
 });
+
+describe('broadcasts', () => {
+  test('a connection pinned modern gets none (list_changed, server.notify); a legacy or still open one gets them as before', () => {
+    const { server } = eraServer();
+    const received = new Map<string, Message[]>();
+    const inbound = new Map<string, Subject<unknown>>();
+    for (const name of ['modern', 'legacy', 'open']) {
+      const subject = new Subject<unknown>();
+      inbound.set(name, subject);
+      received.set(name, []);
+      server.connect(name, subject, { transport: 'memory' }).subscribe((m) => received.get(name)!.push(m));
+    }
+    inbound.get('modern')!.next(modernRpc(1, 'tools/list'));
+    inbound.get('legacy')!.next(legacyInitialize());
+    inbound.get('open')!.next(discover(1));
+    for (const list of received.values()) list.length = 0;
+    server.registry.registerTool({ name: 'late', handler: () => 'x' });
+    (server as unknown as { virtual: { flush(): void } }).virtual.flush();
+    server.notify('notifications/custom', { x: 1 });
+    expect(received.get('modern')).toEqual([]);
+    for (const name of ['legacy', 'open']) {
+      expect(received.get(name)!.map((m) => m.method)).toEqual(['notifications/tools/list_changed', 'notifications/custom']);
+    }
+  });
+});
