@@ -115,26 +115,30 @@ class LegacyOnly implements EraDecision {
 
 /** Open until the first request other than a discover probe; then pinned for the connection's life. */
 class PerConnection implements EraDecision {
-  pinned: Era | undefined;
+  #pinned: Era | undefined;
   private readonly legacyOnly: LegacyOnly;
 
   constructor(gate: InitializationGate | undefined) {
     this.legacyOnly = new LegacyOnly(gate);
   }
 
+  get pinned(): Era | undefined {
+    return this.#pinned;
+  }
+
   decide(classified: Classified): Decided {
-    if (this.pinned === 'legacy') return this.legacyOnly.decide(classified);
-    if (this.pinned === 'modern') {
+    if (this.#pinned === 'legacy') return this.legacyOnly.decide(classified);
+    if (this.#pinned === 'modern') {
       if (classified.kind !== 'request') return classified;
       return hasModernClaim(classified.params) ? modern(classified) : claimMissing(classified.id, classified.method, classified.params);
     }
     if (classified.kind !== 'request') return this.legacyOnly.decide(classified);
     if (!hasModernClaim(classified.params)) {
-      this.pinned = 'legacy';
+      this.#pinned = 'legacy';
       return this.legacyOnly.decide(classified);
     }
     const decided = modern(classified);
-    if (decided.kind === 'request' && decided.method !== DISCOVER) this.pinned = 'modern';
+    if (decided.kind === 'request' && decided.method !== DISCOVER) this.#pinned = 'modern';
     return decided;
   }
 }
