@@ -5,6 +5,7 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
+import { resolveCacheHints, type CacheHintsOption, type ResolvedCacheHints } from './cache-hints.js';
 import { ConfigError } from './errors.js';
 import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
@@ -57,6 +58,8 @@ export interface ServerOptions {
   logger?: Logger;
   /** Stages every admitted call passes through, first outermost; see lib/middleware/types.ts. */
   middleware?: readonly Middleware[];
+  /** Modern era: ttlMs and cacheScope of the six cacheable results; default { ttlMs: 0, cacheScope: 'private' }. */
+  cacheHints?: CacheHintsOption;
 }
 
 export interface ResolvedOptions {
@@ -88,6 +91,7 @@ export interface ResolvedOptions {
   logger: Logger;
   /** The middleware, set up for this server; `null` when there is none (the pipeline's fast path). */
   middleware: readonly CallStage[] | null;
+  cacheHints: ResolvedCacheHints;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -96,7 +100,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger', 'middleware',
+  'transport', 'scheduler', 'logger', 'middleware', 'cacheHints',
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -230,6 +234,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     scheduler,
     logger,
     middleware: resolveMiddleware(options.middleware, { scheduler, logger }),
+    cacheHints: resolveCacheHints(options.cacheHints),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;
