@@ -122,7 +122,7 @@ describe('refusals, each with the reason that failed first', () => {
     expect(reasons).toContain('unknown_key');
   });
 
-  test('a key id swapped for another key of the ring fails the AEAD (the id is in the additional data)', () => {
+  test('a key id swapped for another key of the ring is refused at the AEAD', () => {
     const both = ring(SECRET_B, SECRET_A);
     const sealedWithA = codec(ring(SECRET_A)).seal(SEAL);
     const idOfB = deriveRingKey(Buffer.from(SECRET_B)).id;
