@@ -9,6 +9,7 @@ import { ConfigError } from './errors.js';
 import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
 import { resolveMiddleware } from './middleware/resolve.js';
+import { resolveMaxRequestStateBytes, resolveRequestStateKeys } from './mrtr/mrtr-options.js';
 import type { CallStage, Middleware } from './middleware/types.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
@@ -57,6 +58,12 @@ export interface ServerOptions {
   logger?: Logger;
   /** Stages every admitted call passes through, first outermost; see lib/middleware/types.ts. */
   middleware?: readonly Middleware[];
+  /** Secrets (at least 32 bytes each) sealing MRTR requestState; the first seals, all open. Default: a per-process key, with a warning. */
+  requestStateKeys?: ReadonlyArray<string | Uint8Array>;
+  /** How long an MRTR approval ticket waits for its retry; default elicitationTimeoutMs. */
+  approvalTtlMs?: number;
+  /** Longest requestState accepted from a client (checked before any crypto); default 4096. */
+  maxRequestStateBytes?: number;
 }
 
 export interface ResolvedOptions {
@@ -88,6 +95,10 @@ export interface ResolvedOptions {
   logger: Logger;
   /** The middleware, set up for this server; `null` when there is none (the pipeline's fast path). */
   middleware: readonly CallStage[] | null;
+  /** Empty when none was configured (lib/mrtr/key-ring.ts then makes a per-process key). */
+  requestStateKeys: readonly Uint8Array[];
+  approvalTtlMs: number;
+  maxRequestStateBytes: number;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -96,7 +107,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger', 'middleware',
+  'transport', 'scheduler', 'logger', 'middleware', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes',
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -202,6 +213,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   const scheduler = options.scheduler ?? asyncScheduler;
   // Wrapped: a logger that throws must not turn a failure report into a crash.
   const logger = options.logger === undefined ? stderrLogger() : safeLogger(options.logger);
+  const elicitationTimeoutMs = positiveInteger('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000);
   const resolved: ResolvedOptions = {
     registry: options.registry ?? new Registry(),
     name: nonEmptyString('name', options.name, 'rxmcp'),
@@ -211,7 +223,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     maxInFlightPerConnection,
     maxInFlightPerPeer,
     callbackTimeoutMs: positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs, 300_000),
-    elicitationTimeoutMs: positiveInteger('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000),
+    elicitationTimeoutMs,
     clientRequestTimeoutMs: positiveInteger('clientRequestTimeoutMs', options.clientRequestTimeoutMs, 60_000),
     pageSize: positiveInteger('pageSize', options.pageSize, 100),
     maxParkedElicitations,
@@ -230,6 +242,9 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     scheduler,
     logger,
     middleware: resolveMiddleware(options.middleware, { scheduler, logger }),
+    requestStateKeys: resolveRequestStateKeys(options.requestStateKeys),
+    approvalTtlMs: positiveInteger('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
+    maxRequestStateBytes: resolveMaxRequestStateBytes(options.maxRequestStateBytes),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;

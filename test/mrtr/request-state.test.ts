@@ -48,6 +48,21 @@ describe('sealing and opening', () => {
     });
   });
 
+  test('an approval ticket fits the smallest cap allowed (512) whatever the names: target, owner and audience travel as digests', () => {
+    const c = codec(ring(SECRET_A), 'x'.repeat(10_000), 512);
+    const token = c.seal({
+      ...SEAL,
+      method: 'resources/read',
+      target: `file:///${'deep/'.repeat(2_000)}`,
+      owner: 'principal:'.repeat(500),
+      ticketId: 'A'.repeat(22),
+      issuedAt: Date.UTC(2300, 0, 1),
+      expiresAt: Date.UTC(2300, 0, 1) + 600_000,
+      promptDigest: 'P'.repeat(22),
+    });
+    expect(token.length).toBeLessThanOrEqual(512);
+  });
+
   test('two seals of one input differ (a fresh IV each time) and both open', () => {
     const c = codec();
     const [first, second] = [c.seal(SEAL), c.seal(SEAL)];
