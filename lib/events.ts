@@ -1,4 +1,9 @@
-/** Telemetry: what the server reports on `server.events$`. */
+/**
+ * Telemetry: what the server reports on `server.events$`. An event naming a
+ * connection of an authenticated caller also names its principal, by key
+ * only: never a claim, never a token.
+ */
+import type { Principal } from './auth/principal.js';
 import type { ConnId, TransportKind } from './context.js';
 import type { CallbackFailure } from './errors.js';
 import type { JsonRpcId } from './protocol/jsonrpc.js';
@@ -29,6 +34,8 @@ export interface CallCompletedEvent {
   /** UTF-8 bytes of the request and of the reply as JSON (0 when there is no reply). */
   readonly requestBytes: number;
   readonly replyBytes: number;
+  /** The caller's principal key, when authenticated. */
+  readonly principal?: string;
 }
 
 /** A callback that produced no result. The log line has the same and the error's stack; this has no stack. */
@@ -42,6 +49,12 @@ export interface CallbackFailedEvent {
   readonly reason: CallbackFailure;
   /** What was thrown, for `callback_crashed`. */
   readonly error?: { readonly name: string; readonly message: string };
+  readonly principal?: string;
+}
+
+/** `{ principal: key }` for a principal, nothing otherwise: spread into an event. */
+export function principalField(principal: Principal | undefined): { readonly principal?: string } {
+  return principal === undefined ? {} : { principal: principal.key };
 }
 
 /**
@@ -64,9 +77,10 @@ export type ServerEvent =
       readonly size: number;
       readonly maxClientCapabilities: number;
       readonly liveSubscriber: boolean;
+      readonly principal?: string;
     }
-  | { readonly type: 'elicitation_parked'; readonly connId: ConnId; readonly tool: string; readonly parked: number }
-  | { readonly type: 'elicitation_closed'; readonly connId: ConnId; readonly tool: string; readonly outcome: string }
+  | { readonly type: 'elicitation_parked'; readonly connId: ConnId; readonly tool: string; readonly parked: number; readonly principal?: string }
+  | { readonly type: 'elicitation_closed'; readonly connId: ConnId; readonly tool: string; readonly outcome: string; readonly principal?: string }
   | CallbackFailedEvent
   | CallCompletedEvent
   | ApprovalEvent;

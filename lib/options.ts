@@ -5,6 +5,7 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
+import { resolveCacheHints, type CacheHintsOption, type ResolvedCacheHints } from './cache-hints.js';
 import { ConfigError } from './errors.js';
 import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
@@ -58,6 +59,8 @@ export interface ServerOptions {
   logger?: Logger;
   /** Stages every admitted call passes through, first outermost; see lib/middleware/types.ts. */
   middleware?: readonly Middleware[];
+  /** Modern era: ttlMs and cacheScope of the six cacheable results; default { ttlMs: 0, cacheScope: 'private' }. */
+  cacheHints?: CacheHintsOption;
   /** Secrets (at least 32 bytes each) sealing MRTR requestState; the first seals, all open. Default: a per-process key, with a warning. */
   requestStateKeys?: ReadonlyArray<string | Uint8Array>;
   /** How long an MRTR approval ticket waits for its retry; default elicitationTimeoutMs. */
@@ -95,6 +98,7 @@ export interface ResolvedOptions {
   logger: Logger;
   /** The middleware, set up for this server; `null` when there is none (the pipeline's fast path). */
   middleware: readonly CallStage[] | null;
+  cacheHints: ResolvedCacheHints;
   /** Empty when none was configured (lib/mrtr/key-ring.ts then makes a per-process key). */
   requestStateKeys: readonly Uint8Array[];
   approvalTtlMs: number;
@@ -107,7 +111,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger', 'middleware', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes',
+  'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes',
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -132,7 +136,7 @@ function nonEmptyString(option: string, value: unknown, fallback: string): strin
   return value;
 }
 
-function isScheduler(value: unknown): value is SchedulerLike {
+export function isScheduler(value: unknown): value is SchedulerLike {
   const s = value as SchedulerLike;
   return typeof value === 'object' && value !== null && typeof s.now === 'function' && typeof s.schedule === 'function';
 }
@@ -242,6 +246,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     scheduler,
     logger,
     middleware: resolveMiddleware(options.middleware, { scheduler, logger }),
+    cacheHints: resolveCacheHints(options.cacheHints),
     requestStateKeys: resolveRequestStateKeys(options.requestStateKeys),
     approvalTtlMs: positiveInteger('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
     maxRequestStateBytes: resolveMaxRequestStateBytes(options.maxRequestStateBytes),

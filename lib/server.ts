@@ -22,18 +22,20 @@ import { ClientRequests } from '../streams/client-requests.js';
 import { ConnectionReplies } from '../streams/connection-replies.js';
 import { Connections } from '../streams/connections.js';
 import { DeadlineQueue } from '../streams/deadline-queue.js';
-import { initializationGateFor } from '../streams/initialization-gate.js';
+import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor } from '../streams/era-decision.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
 import { createTracing } from '../streams/tracing.js';
 import type { Origin, ServerCore } from '../streams/server-core.js';
+import { isPrincipal, type Principal } from './auth/principal.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
-import { CallerGoneError } from './errors.js';
+import { CallerGoneError, ConfigError } from './errors.js';
 import { guardedObserver } from './guarded.js';
 import type { ServerEvent } from './events.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
 import { notification, type JsonRpcResponse, type OutboundMessage } from './protocol/jsonrpc.js';
+import type { EraPolicy } from './protocol/modern.js';
 import type { Registry, RegistryChange } from './registry.js';
 
 export interface ConnectOptions {
@@ -46,6 +48,20 @@ export interface ConnectOptions {
    * Default: the connection id (a peer per connection).
    */
   readonly peer?: string;
+  /**
+   * Who is calling, as verified by the transport's authenticator (or vouched
+   * for by the embedding application, which is trusted like `connId`). It
+   * reaches every authorizer and handler context, and it replaces `peer` as
+   * the fairness key (`principal:<key>`): one principal over many
+   * connections or addresses holds one share. Must come from makePrincipal.
+   */
+  readonly principal?: Principal;
+  /**
+   * How this connection's requests get their era (see EraPolicy). Default by
+   * transport: 'legacy' for sse and http (sessions are a legacy notion),
+   * 'per-connection' for everything else.
+   */
+  readonly era?: EraPolicy;
 }
 
 export interface HandleMessageOptions {
@@ -54,11 +70,15 @@ export interface HandleMessageOptions {
   readonly timeoutMs?: number;
   /** Aborting it is the caller going away: the call is cancelled and the Promise rejects. */
   readonly signal?: AbortSignal;
+  /** The verified caller of this message (see ConnectOptions.principal); default: the connection's. */
+  readonly principal?: Principal;
 }
 
 export interface RequestOptions {
   /** Aborting it is the caller going away: every request made with it is cancelled. */
   readonly signal?: AbortSignal;
+  /** The verified caller of this message (see ConnectOptions.principal); default: the connection's. */
+  readonly principal?: Principal;
 }
 
 /** Opaque handle for `cancel`. */
@@ -104,6 +124,8 @@ export class McpServer {
   private readonly lifetime = new Subscription();
   /** Which of serverInfo's fields the options left to their defaults. */
   private readonly defaultedInfo: { name: boolean; version: boolean };
+  /** Principals already checked by isPrincipal: a direct caller passing one per message pays the check once. */
+  private readonly checkedPrincipals = new WeakSet<Principal>();
 
   constructor(options: ServerOptions = {}) {
     this.options = resolveOptions(options);
@@ -157,17 +179,24 @@ export class McpServer {
    * inbound stream completing or failing means the peer is gone.
    */
   connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
+    const principal = this.checkPrincipal(options.principal);
+    if (options.era !== undefined && !ERA_POLICIES.includes(options.era)) {
+      throw new ConfigError('era', `era must be one of ${ERA_POLICIES.join(', ')}`);
+    }
     return new Observable<OutboundMessage>((subscriber) => {
-      const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
+      const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
       const origin: Origin = {
         connId,
         transport: state.transport,
         peer: state.peer,
+        ...withPrincipal(state.principal),
         mode: 'reply',
-        // stdio, ws and sse connections answer nothing but initialize and ping until initialized.
-        gate: initializationGateFor(state.transport),
+        // Pinned per connection, or legacy only (sse, http); stdio, ws and sse legacy traffic waits for initialize.
+        eraDecision: eraDecisionFor(options.era ?? defaultEraPolicy(state.transport), state.transport),
       };
-      const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
+      // A modern connection is sent replies, its requests' notifications and (later) listen streams only: no broadcasts.
+      const broadcasts$ = this.broadcasts.pipe(filter(() => origin.eraDecision?.pinned !== 'modern'));
+      const pushes = outbox(state, broadcasts$).subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(
         this.core,
         origin,
@@ -190,7 +219,12 @@ export class McpServer {
    */
   handleMessage(message: unknown, options: HandleMessageOptions = {}): Promise<JsonRpcResponse | null> {
     const connId = options.connId ?? DEFAULT_CONN_ID;
-    const origin: Origin = { connId, transport: this.transportOf(connId), peer: this.peerOf(connId), mode: 'push' };
+    let origin: Origin;
+    try {
+      origin = this.directOrigin(connId, 'push', options.principal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       const signal = options.signal;
       if (signal?.aborted) {
@@ -223,6 +257,7 @@ export class McpServer {
    * reply.
    */
   request(message: unknown, connId: ConnId = DEFAULT_CONN_ID, options: RequestOptions = {}): PendingRequest {
+    const origin = this.directOrigin(connId, 'reply', options.principal);
     const ref = new RequestRef();
     let settleReply!: (reply: JsonRpcResponse | null) => void;
     const reply = new Promise<JsonRpcResponse | null>((resolve) => {
@@ -232,7 +267,6 @@ export class McpServer {
       settleReply(null);
       return { reply, ref };
     }
-    const origin: Origin = { connId, transport: this.transportOf(connId), peer: this.peerOf(connId), mode: 'reply' };
     const onAbort = () => this.cancel(ref);
     const done = () => {
       this.outstanding.delete(ref);
@@ -279,7 +313,8 @@ export class McpServer {
     connId: ConnId = DEFAULT_CONN_ID,
     options: ConnectOptions = {},
   ): Subscription {
-    const state = this.connections.attach(connId, options.transport ?? this.options.transport, options.peer);
+    const principal = this.checkPrincipal(options.principal);
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
     // A throwing observer is logged, never rethrown by RxJS into the process.
     const observer = guardedObserver(this.options.logger, 'server.subscribe', observerOrNext);
     const subscription = outbox(state, this.broadcasts).subscribe(observer);
@@ -348,13 +383,35 @@ export class McpServer {
     for (const ref of [...this.outstanding.keys()]) this.cancel(ref);
   }
 
-  private transportOf(connId: ConnId): TransportKind {
-    return this.connections.get(connId)?.transport ?? this.options.transport;
+  /**
+   * Where a direct caller's message comes from: the connection's transport,
+   * peer and principal, unless the caller names a principal for this message
+   * (then it is also the fairness key).
+   */
+  private directOrigin(connId: ConnId, mode: Origin['mode'], given: Principal | undefined): Origin {
+    const explicit = this.checkPrincipal(given);
+    const state = this.connections.get(connId);
+    const transport = state?.transport ?? this.options.transport;
+    if (explicit !== undefined) return { connId, transport, peer: `principal:${explicit.key}`, principal: explicit, mode };
+    return { connId, transport, peer: state?.peer ?? connId, ...withPrincipal(state?.principal), mode };
   }
 
-  private peerOf(connId: ConnId): string {
-    return this.connections.get(connId)?.peer ?? connId;
+  /** Only a principal makePrincipal made (frozen, its key matching its identity) enters the pipeline. */
+  private checkPrincipal(principal: Principal | undefined): Principal | undefined {
+    if (principal === undefined || this.checkedPrincipals.has(principal)) return principal;
+    if (!isPrincipal(principal)) throw new TypeError('principal must be a Principal made by makePrincipal');
+    this.checkedPrincipals.add(principal);
+    return principal;
   }
+}
+
+/** The fairness key: the principal's when there is one, so it outranks the peer's address. */
+function fairnessKey(peer: string | undefined, principal: Principal | undefined): string | undefined {
+  return principal === undefined ? peer : `principal:${principal.key}`;
+}
+
+function withPrincipal(principal: Principal | undefined): { principal?: Principal } {
+  return principal === undefined ? {} : { principal };
 }
 
 export function createServer(options: ServerOptions = {}): McpServer {

@@ -3,6 +3,7 @@
  * only when the server has middleware; its context is the handler's own
  * when the caller already has one, else made the first time a stage asks.
  */
+import type { Principal } from '../lib/auth/principal.js';
 import type { CallContext, ConnId, TransportKind } from '../lib/context.js';
 import { refusalReply } from '../lib/errors.js';
 import type { AdmittedCall, AdmittedMethod, CallReply } from '../lib/middleware/types.js';
@@ -26,6 +27,7 @@ export class StagedCall implements AdmittedCall {
   readonly connId: ConnId;
   readonly transport: TransportKind;
   readonly peer: string;
+  readonly principal: Principal | undefined;
   readonly params: Readonly<Record<string, unknown>> | undefined;
   readonly name: string | undefined;
   readonly uri: string | undefined;
@@ -47,6 +49,7 @@ export class StagedCall implements AdmittedCall {
     this.connId = scope.connId;
     this.transport = scope.transport;
     this.peer = scope.peer;
+    this.principal = scope.principal;
     this.params = scope.params;
     this.name = subject.name;
     this.uri = subject.uri;

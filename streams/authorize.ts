@@ -4,8 +4,8 @@
  * Observable. A missing authorizer allows; a throw (or a failed Promise or
  * Observable) denies with `authorizer_failed`; an off-contract answer denies
  * with `authorizer_contract_violation` (the thrown error rides on the
- * verdict, for the log). The authorizer sees a fresh
- * `{connId, transport}` and nothing else.
+ * verdict, for the log). The authorizer sees a fresh `{connId, transport}`
+ * (and `principal` when the call has one) and nothing else.
  */
 import { ALLOW, readDecision, type Authorizer, type Verdict } from '../lib/authorizers.js';
 import type { AuthorizationContext } from '../lib/context.js';
@@ -20,7 +20,14 @@ export function authorize(
 ): Eventual<Verdict> {
   if (authorizer === null) return ALLOW;
   return attempt(
-    () => thenEventual(eventualOf(authorizer(name, args, { connId: ctx.connId, transport: ctx.transport })), readDecision),
+    () => thenEventual(eventualOf(authorizer(name, args, freshContext(ctx))), readDecision),
     (error): Verdict => ({ kind: 'deny', detail: DENY_DETAIL.authorizerFailed, failure: error }),
   );
+}
+
+/** A copy, so an authorizer that keeps or changes its context changes nothing the next one sees. */
+function freshContext(ctx: AuthorizationContext): AuthorizationContext {
+  return ctx.principal === undefined
+    ? { connId: ctx.connId, transport: ctx.transport }
+    : { connId: ctx.connId, transport: ctx.transport, principal: ctx.principal };
 }

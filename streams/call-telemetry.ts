@@ -9,7 +9,7 @@
  * instrumented libraries it calls) are the request span's children.
  */
 import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
-import type { CallCompletedEvent, CallOutcome } from '../lib/events.js';
+import { principalField, type CallCompletedEvent, type CallOutcome } from '../lib/events.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { callTarget } from './call-target.js';
 import type { RequestScope, ServerCore } from './server-core.js';
@@ -124,6 +124,7 @@ class CallRecord {
       durationMs: this.core.options.scheduler.now() - this.startedAt,
       requestBytes: this.requestBytes,
       replyBytes: reply === undefined || reply === null ? 0 : jsonBytes(reply),
+      ...principalField(this.scope.principal),
     };
     this.core.events.next(event);
   }

@@ -11,8 +11,9 @@
  * roots), each as a presence flag. A client's `capabilities` may be megabytes
  * once parsed; what is kept per entry is a few small objects whatever it sent.
  */
+import type { Principal } from '../lib/auth/principal.js';
 import type { ConnId } from '../lib/context.js';
-import type { ServerEvent } from '../lib/events.js';
+import { principalField, type ServerEvent } from '../lib/events.js';
 import { isPlainObject } from '../lib/protocol/jsonrpc.js';
 
 /** The capabilities the server reads; each present one is an empty object, as a client may advertise it. */
@@ -40,9 +41,15 @@ export function projectCapabilities(advertised: unknown): ClientCapabilities {
   return Object.freeze(kept);
 }
 
+interface Entry {
+  readonly capabilities: ClientCapabilities;
+  /** Who initialized, for the eviction event: the connection may be gone by then. */
+  readonly principal: Principal | undefined;
+}
+
 export class CapabilityTable {
   /** Map order is write order, so the first key is the oldest entry. */
-  private readonly entries = new Map<ConnId, ClientCapabilities>();
+  private readonly entries = new Map<ConnId, Entry>();
 
   constructor(
     private readonly max: number,
@@ -51,14 +58,14 @@ export class CapabilityTable {
   ) {}
 
   /** Keeps the projection of what `connId` advertised (see projectCapabilities), never the object itself. */
-  set(connId: ConnId, advertised: unknown): void {
+  set(connId: ConnId, advertised: unknown, principal?: Principal): void {
     this.entries.delete(connId);
-    this.entries.set(connId, projectCapabilities(advertised));
+    this.entries.set(connId, { capabilities: projectCapabilities(advertised), principal });
     while (this.entries.size > this.max) this.evictOne();
   }
 
   get(connId: ConnId): ClientCapabilities | undefined {
-    return this.entries.get(connId);
+    return this.entries.get(connId)?.capabilities;
   }
 
   delete(connId: ConnId): void {
@@ -79,6 +86,7 @@ export class CapabilityTable {
     }
     const liveSubscriber = victim === undefined;
     victim ??= this.entries.keys().next().value as ConnId;
+    const principal = this.entries.get(victim)?.principal;
     this.entries.delete(victim);
     this.emit({
       type: 'client_capabilities_evicted',
@@ -86,6 +94,7 @@ export class CapabilityTable {
       size: this.entries.size,
       maxClientCapabilities: this.max,
       liveSubscriber,
+      ...principalField(principal),
     });
   }
 }

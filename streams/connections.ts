@@ -10,6 +10,7 @@
  * is one number kept in one place.
  */
 import { Subject, Subscription, filter, map, take, type Observable } from 'rxjs';
+import type { Principal } from '../lib/auth/principal.js';
 import type { ConnId, TransportKind } from '../lib/context.js';
 import type { LogLevel } from '../lib/log-levels.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
@@ -19,6 +20,8 @@ export interface ConnectionState {
   readonly transport: TransportKind;
   /** The fairness key of the remote peer (see ConnectOptions.peer); the connection id when none was given. */
   readonly peer: string;
+  /** The verified caller of this connection, fixed by the first attach that had one. */
+  readonly principal: Principal | undefined;
   subscribers: number;
   logLevel: LogLevel;
   /** The URIs this connection subscribed; change it through Connections.subscribeResource / unsubscribeResource. */
@@ -36,13 +39,15 @@ export class Connections {
 
   readonly exits$: Observable<ConnId> = this.exitSubject.asObservable();
 
-  attach(connId: ConnId, transport: TransportKind, peer?: string): ConnectionState {
+  /** The first attach of a connection fixes its transport, peer and principal; later ones join it. */
+  attach(connId: ConnId, transport: TransportKind, peer?: string, principal?: Principal): ConnectionState {
     let state = this.live.get(connId);
     if (state === undefined) {
       state = {
         connId,
         transport,
         peer: peer ?? connId,
+        principal,
         subscribers: 0,
         logLevel: 'debug',
         resourceSubscriptions: new Set(),

@@ -3,17 +3,19 @@
  * level: two servers in one process share nothing.
  */
 import type { Subject } from 'rxjs';
+import type { Principal } from '../lib/auth/principal.js';
 import type { ConnId, TransportKind } from '../lib/context.js';
 import type { ServerEvent } from '../lib/events.js';
 import type { ResolvedOptions } from '../lib/options.js';
 import type { JsonRpcId, JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { Observable } from 'rxjs';
 import type { Admission } from './admission.js';
 import type { Cancellations } from './cancellation.js';
 import type { CapabilityTable } from './capability-table.js';
 import type { ClientRequests } from './client-requests.js';
 import type { DeadlineQueue } from './deadline-queue.js';
-import type { InitializationGate } from './initialization-gate.js';
+import type { EraDecision } from './era-decision.js';
 import type { Connections } from './connections.js';
 import type { ParkingLot } from './parking.js';
 import type { Tracing } from './tracing.js';
@@ -46,17 +48,30 @@ export interface ServerCore {
 export interface Origin {
   readonly connId: ConnId;
   readonly transport: TransportKind;
-  /** The fairness key of the caller's peer (ConnectOptions.peer, else the connection id). */
+  /**
+   * The fairness key of the caller: `principal:<key>` when a principal is
+   * known, else ConnectOptions.peer, else the connection id.
+   */
   readonly peer: string;
+  /** The verified caller, set by the transport or the embedding application; never read from a message. */
+  readonly principal?: Principal;
   readonly mode: 'reply' | 'push';
-  /** The connection's initialization phase, on transports that enforce it (see initialization-gate.ts). */
-  readonly gate?: InitializationGate;
+  /**
+   * How this connection's requests get their era (era-decision.ts), the
+   * legacy initialization phase included; undefined: each request by its own
+   * claim (direct callers).
+   */
+  readonly eraDecision?: EraDecision;
 }
 
 export interface RequestScope extends Origin {
   readonly id: JsonRpcId;
   readonly method: string;
   readonly params: Record<string, unknown> | undefined;
+  /** The era this request is served under, decided before any method runs (see lib/protocol/modern.ts). */
+  readonly era: Era;
+  /** The modern request's validated envelope; present exactly when `era` is 'modern'. */
+  readonly modern?: ModernRequest;
 }
 
 /** A method emits exactly one reply, or `null` where the contract answers none (a parked call in push mode). */

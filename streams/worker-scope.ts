@@ -11,6 +11,7 @@
 import type { Verdict } from '../lib/authorizers.js';
 import type { CallbackFailedEvent } from '../lib/events.js';
 import { callTarget, targetField } from './call-target.js';
+import { principalField } from '../lib/events.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 import type { WorkerOptions, WorkerOutcome } from './worker.js';
 
@@ -49,6 +50,7 @@ export function reportFailure(core: ServerCore, scope: RequestScope, outcome: Wo
     requestId: scope.id,
     reason: outcome.reason,
     ...(outcome.reason === 'callback_crashed' ? { error: errorSummary(outcome.error) } : {}),
+    ...principalField(scope.principal),
   });
 }
 

@@ -53,7 +53,8 @@ if (args.transport === 'stdio') {
   const handle = serveStdio(server);
   void handle.closed.then(() => process.exit(0));
 } else if (args.transport === 'ws') {
-  const ws = await serveWebSocket(server, { port: args.port, host: '127.0.0.1' });
+  // Every bench client is on 127.0.0.1, and the idle scenario holds 10 000 sockets: one address may hold them all.
+  const ws = await serveWebSocket(server, { port: args.port, host: '127.0.0.1', maxSockets: 16_384, maxSocketsPerAddress: 16_384 });
   if (ws.url === undefined) throw new Error('serveWebSocket did not report a url');
   announceReady(ws.url);
 } else {

@@ -1,9 +1,9 @@
 /**
  * Who a call counts against, for the built-in stages that keep state per
- * caller (rate budgets, cache entries): the best identity there is. Today
- * that is the peer (ConnectOptions.peer, else the connection id); once
- * authentication gives calls a principal, this is the one place that keys
- * on it instead.
+ * caller (rate budgets, cache entries): the best identity there is. The
+ * server already makes the fairness key the principal's when the transport
+ * authenticated the caller (`principal:<key>`), else the peer's address,
+ * else the connection: one key, the same one admission and parking use.
  */
 import type { AdmittedCall } from './types.js';
 

@@ -11,6 +11,7 @@
  * answers is `callback_timeout`, and unsubscription (every kind of
  * cancellation) reaches the handler's AbortSignal.
  */
+import type { Principal } from '../auth/principal.js';
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 import type { CallContext, ConnId, TransportKind } from '../context.js';
 import type { Logger } from '../logger.js';
@@ -38,8 +39,10 @@ export interface AdmittedCall {
   readonly requestId: JsonRpcId;
   readonly connId: ConnId;
   readonly transport: TransportKind;
-  /** The fairness key of the caller's peer (ConnectOptions.peer, else the connection id). */
+  /** The fairness key of the caller's peer (ConnectOptions.peer, else the connection id); `principal:<key>` when authenticated. */
   readonly peer: string;
+  /** The verified caller, when the transport authenticated it (never anything the client wrote). */
+  readonly principal: Principal | undefined;
   /** The request's params as the client sent them; do not change them. */
   readonly params: Readonly<Record<string, unknown>> | undefined;
   /** The tool's name (tools/call) or the prompt's (prompts/get). */

@@ -17,6 +17,7 @@
 import { of, switchMap, takeUntil, type Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { toolDenied } from '../../lib/errors.js';
+import { principalField } from '../../lib/events.js';
 import { withRelatedRequest } from '../../lib/protocol/related.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { retainedSize } from '../../lib/retained-size.js';
@@ -45,7 +46,7 @@ export function askUser(
   }
 
   const closed = (outcome: string) =>
-    core.events.next({ type: 'elicitation_closed', connId: scope.connId, tool: tool.name, outcome });
+    core.events.next({ type: 'elicitation_closed', connId: scope.connId, tool: tool.name, outcome, ...principalField(scope.principal) });
   const eventual$ = core.parking
     .park({
       owner: scope.connId,
@@ -59,6 +60,7 @@ export function askUser(
           connId: scope.connId,
           tool: tool.name,
           parked: core.parking.parkedCount(scope.connId),
+          ...principalField(scope.principal),
         });
       },
     })

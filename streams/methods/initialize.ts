@@ -17,7 +17,7 @@ export const SERVER_CAPABILITIES = {
 } as const;
 
 export const initialize: MethodHandler = (core, scope) => {
-  core.capabilities.set(scope.connId, scope.params?.capabilities);
+  core.capabilities.set(scope.connId, scope.params?.capabilities, scope.principal);
   const result: Record<string, unknown> = {
     protocolVersion: negotiateProtocolVersion(scope.params?.protocolVersion),
     capabilities: SERVER_CAPABILITIES,

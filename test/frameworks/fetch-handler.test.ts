@@ -13,13 +13,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConfigError, createServer, Registry, type McpServer } from '../../lib/index.js';
 import { createFetchHandler, type FetchHandler } from '../../transports/index.js';
-import { eventually, initializeMessage, PROTOCOL, SseReader } from '../http/helpers.js';
+import type { SchedulerLike } from 'rxjs';
+import { eventually, initializeMessage, PROTOCOL, SseReader, virtualClock } from '../http/helpers.js';
 import { closedAfterEach, describeSdkScenarios, mountFetch, type MountedApp } from './mounts.js';
 
 describeSdkScenarios('official SDK client, fetch handler on the node:http bridge', (server, options) => mountFetch(server, options, 'bridge'));
 describeSdkScenarios('official SDK client, fetch handler on @hono/node-server', (server, options) => mountFetch(server, options, 'hono-node-server'), ['http']);
 
-function progressServer(): McpServer {
+function progressServer(scheduler?: SchedulerLike): McpServer {
   const registry = new Registry().registerTool({
     name: 'steps',
     handler: async (_args, ctx) => {
@@ -28,7 +29,7 @@ function progressServer(): McpServer {
       return 'stepped';
     },
   });
-  return createServer({ registry });
+  return createServer({ registry, ...(scheduler === undefined ? {} : { scheduler }) });
 }
 
 describe.each(['bridge', 'hono-node-server'] as const)('official SDK client, fetch handler on %s: notifications on the SSE answer', (via) => {
@@ -54,8 +55,8 @@ describe('the fetch handler in process', () => {
   let server: McpServer;
   afterEach(() => handler?.close());
 
-  function make(options: Parameters<typeof createFetchHandler>[1] = {}): FetchHandler {
-    server = progressServer();
+  function make(options: Parameters<typeof createFetchHandler>[1] = {}, scheduler?: SchedulerLike): FetchHandler {
+    server = progressServer(scheduler);
     handler = createFetchHandler(server, { requireAuthorization: false, ...options });
     return handler;
   }
@@ -110,12 +111,17 @@ describe('the fetch handler in process', () => {
     await eventually(() => h.stats().openStreams === 0);
   });
 
-  test('a reader that stops reading is cut off at maxStreamBufferBytes', async () => {
-    const h = make({ maxStreamBufferBytes: 4096 });
+  test('a reader that stops reading is cut off once over maxStreamBufferBytes for streamStallTimeoutMs', async () => {
+    const clock = virtualClock();
+    const h = make({ maxStreamBufferBytes: 4096, streamStallTimeoutMs: 1000 }, clock.scheduler);
     const id = await session(h);
     const response = await h(new Request(`${origin}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': id } }));
     expect(h.stats().openStreams).toBe(1);
     for (let i = 0; i < 20; i += 1) server.notify('notifications/message', { level: 'info', data: 'x'.repeat(512) });
+    clock.advance(999);
+    expect(h.stats().openStreams).toBe(1);
+    clock.advance(2);
+    clock.advance(1000);
     await eventually(() => h.stats().openStreams === 0);
     await expect(response.text()).rejects.toThrow();
   });

@@ -55,10 +55,18 @@ describe('bounded state of the HTTP transport', () => {
     expect(served.http.handler.stats().sessions).toBe(0);
   });
 
-  test('maxSessions: one more initialize is a 503 with a JSON-RPC error saying so; room comes back after a DELETE', async () => {
-    served = await serve({}, { maxSessions: 2 });
+  test('maxSessions: a full table gives up an idle session for a new one; a 503 with a JSON-RPC error only when every one is busy', async () => {
+    served = await serve({}, { maxSessions: 2, maxSessionsPerPeer: 2 });
     const a = await openSession(served.url);
-    await openSession(served.url);
+    const b = await openSession(served.url);
+    // Both busy (an open stream each): nothing of this peer's may go for its own new session.
+    const streams = [a, b].map(async (id) => {
+      const reader = new SseReader(await listen(served!.url, id));
+      readers.push(reader);
+      await reader.next();
+      return reader;
+    });
+    const [, streamB] = await Promise.all(streams);
     const full = await postJson(served.url, initializeMessage(1));
     expect(full.status).toBe(503);
     const body = (await full.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
@@ -68,11 +76,15 @@ describe('bounded state of the HTTP transport', () => {
     expect(legacy.status).toBe(503);
     await legacy.body?.cancel();
     expect(served.server.stats().connections).toBe(2);
-    const del = await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': a } });
-    expect(del.status).toBe(204);
+    // b is idle once its stream is gone: the next initialize takes its place.
+    await streamB!.cancel();
+    await eventually(() => served!.http.handler.stats().openStreams === 1);
     const room = await postJson(served.url, initializeMessage(1));
     expect(room.status).toBe(200);
     await room.json();
+    expect(await ping(served.url, b)).toBe(404);
+    expect(await ping(served.url, a)).toBe(200);
+    expect(served.server.stats().connections).toBe(2);
   });
 
   test('every open stream gets a keep-alive comment each keepAliveMs on the server scheduler', async () => {
@@ -88,10 +100,12 @@ describe('bounded state of the HTTP transport', () => {
     expect(await reader.next()).toEqual({ comment: 'keep-alive' });
   });
 
-  test('a reader that stops reading is cut off once its buffer passes maxStreamBufferBytes', async () => {
+  test('a reader that stops reading is cut off once its unread bytes stay over maxStreamBufferBytes for streamStallTimeoutMs', async () => {
+    const clock = virtualClock();
     const warnings: string[] = [];
     const logger = { debug() {}, info() {}, error() {}, warn: (_obj: unknown, msg?: string) => warnings.push(msg ?? '') };
-    served = await serve({ logger }, { maxStreamBufferBytes: 64 * 1024 });
+    const maxStreamBufferBytes = 64 * 1024;
+    served = await serve({ logger, scheduler: clock.scheduler }, { maxStreamBufferBytes, streamStallTimeoutMs: 5_000 });
     const sessionId = await openSession(served.url);
     let response: IncomingMessage | undefined;
     const req: ClientRequest = httpRequest({
@@ -110,16 +124,22 @@ describe('bounded state of the HTTP transport', () => {
     await gotResponse;
     await eventually(() => served!.http.handler.stats().openStreams === 1);
     const payload = 'x'.repeat(16 * 1024);
-    let pushed = 0;
-    // Bounded: far more than the socket buffers can take, well short of unbounded.
-    while (served.http.handler.stats().openStreams === 1 && pushed < 8192) {
-      // Two messages a turn: each burst is well under the limit, so only a reader that never drains piles up.
+    // Bounded: far more than the kernel's socket buffers take (a few MiB on loopback), well short of unbounded.
+    for (let pushed = 0; pushed < 4096; pushed += 2) {
       for (let i = 0; i < 2; i += 1) served.server.notify('notifications/message', { level: 'info', data: payload });
-      pushed += 2;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(served.http.handler.stats().openStreams).toBe(0);
-    expect(pushed).toBeLessThan(8192);
+    // However much came, what waits for this reader stays bounded (the rest is in the event store), and no time has passed.
+    const stats = served.http.handler.stats();
+    expect(stats.openStreams).toBe(1);
+    expect(stats.streamBufferedBytes).toBeGreaterThan(maxStreamBufferBytes);
+    expect(stats.streamBufferedBytes).toBeLessThanOrEqual(3 * maxStreamBufferBytes);
+    clock.advance(4_999);
+    expect(served.http.handler.stats().openStreams).toBe(1);
+    // Cut off at the first check that finds no byte taken since the one before: one or two stall periods in.
+    clock.advance(1);
+    if (served.http.handler.stats().openStreams === 1) clock.advance(5_000);
+    await eventually(() => served!.http.handler.stats().openStreams === 0);
     expect(warnings).toContain('SSE reader too slow: stream cut off');
     // The session itself survives: the messages it missed are in the event store for a resumption.
     expect(served.http.handler.stats().sessions).toBe(1);

@@ -18,7 +18,9 @@ export interface Served {
 
 export async function serve(serverOptions: ServerOptions = {}, httpOptions: ServeHttpOptions = {}): Promise<Served> {
   const server = createServer({ registry: serverOptions.registry ?? new Registry(), ...serverOptions });
-  const http = await serveHttp(server, { port: 0, ...httpOptions });
+  // A virtual clock jumping past the idle socket timeout would close fetch's pooled sockets under it (the keep-alive
+  // race a real client avoids by timing out first); tests of that timeout set it themselves.
+  const http = await serveHttp(server, { port: 0, idleSocketTimeoutMs: 3_600_000, ...httpOptions });
   return {
     server,
     http,

@@ -175,7 +175,7 @@ describe('what a stage sees and can do', () => {
       const registry = surfaces(zero(), handlerContexts);
       const server = createServer({ registry, scheduler: ts, middleware: [() => (call) => (calls.push(call), (r$) => r$)] });
       const inbound = hot('-a', { a: toolCall(9, 'echo', { text: 'hi' }) });
-      server.connect('c1', inbound, { transport: 'ws', peer: 'addr:10.0.0.7' }).subscribe();
+      server.connect('c1', inbound, { transport: 'memory', peer: 'addr:10.0.0.7' }).subscribe();
       flush();
     });
     const [call] = calls;
@@ -183,7 +183,7 @@ describe('what a stage sees and can do', () => {
       method: 'tools/call',
       requestId: 9,
       connId: 'c1',
-      transport: 'ws',
+      transport: 'memory',
       peer: 'addr:10.0.0.7',
       name: 'echo',
       uri: undefined,

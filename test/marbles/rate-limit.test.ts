@@ -85,9 +85,9 @@ describe('rateLimit', () => {
       const first = hot('-a', { a: toolCall(1, 'work') });
       const sibling = hot('--a', { a: toolCall(1, 'work') });
       const stranger = hot('--a', { a: toolCall(1, 'work') });
-      expectObservable(server.connect('c1', first, { transport: 'ws', peer: 'addr:10.0.0.1' })).toBe('-a', { a: textResult(1, 'ok') });
-      expectObservable(server.connect('c2', sibling, { transport: 'ws', peer: 'addr:10.0.0.1' })).toBe('--a', { a: LIMITED(1) });
-      expectObservable(server.connect('c3', stranger, { transport: 'ws', peer: 'addr:10.0.0.2' })).toBe('--a', { a: textResult(1, 'ok') });
+      expectObservable(server.connect('c1', first, { transport: 'memory', peer: 'addr:10.0.0.1' })).toBe('-a', { a: textResult(1, 'ok') });
+      expectObservable(server.connect('c2', sibling, { transport: 'memory', peer: 'addr:10.0.0.1' })).toBe('--a', { a: LIMITED(1) });
+      expectObservable(server.connect('c3', stranger, { transport: 'memory', peer: 'addr:10.0.0.2' })).toBe('--a', { a: textResult(1, 'ok') });
     });
   });
 

@@ -58,12 +58,15 @@ describe('the middleware option', () => {
       return () => (reply$) => reply$;
     };
     const scheduler = new VirtualTimeScheduler();
-    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const warned: unknown[] = [];
+    const logger = { debug() {}, info() {}, warn: (...args: unknown[]) => void warned.push(args), error() {} };
     createServer({ middleware: [counting], scheduler, logger });
     createServer({ middleware: [counting] });
     expect(setups).toHaveLength(2);
     expect(setups[0]!.scheduler).toBe(scheduler);
-    expect(setups[0]!.logger).toBe(logger);
+    // The server's logger: the given one behind the guard that keeps a throwing logger from crashing anything.
+    setups[0]!.logger.warn({}, 'through');
+    expect(warned).toStrictEqual([[{}, 'through']]);
     expect(setups[1]!.scheduler).not.toBe(scheduler);
   });
 });

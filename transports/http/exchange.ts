@@ -28,7 +28,8 @@ export interface ResponseSink {
   readonly destroyed: boolean;
   readonly writableLength: number;
   writeHead(status: number, headers?: OutgoingHttpHeaders | string[]): unknown;
-  write(chunk: string): unknown;
+  /** `callback` runs once the chunk has been taken by the peer's side (the pump counts progress by it). */
+  write(chunk: string | Uint8Array, callback?: (error?: Error | null) => void): unknown;
   end(chunk?: string): unknown;
   flushHeaders(): void;
   destroy(): unknown;

@@ -12,6 +12,8 @@ import type { RequestHead } from './exchange.js';
 export interface FetchRequest extends RequestHead {
   readonly request: Request;
   readonly body: unknown;
+  /** The client's address when the runtime gave one (FetchHandleOptions.remoteAddress); peerOf reads it. */
+  readonly socket: { readonly remoteAddress: string | undefined };
 }
 
 const decoder = new TextDecoder();

@@ -20,6 +20,13 @@ import { createHttpRouter, type HttpHandlerStats } from './router.js';
 export interface FetchHandleOptions {
   /** The request's body as something before the handler read it: its text, bytes, or the parsed JSON value. */
   readonly body?: unknown;
+  /**
+   * The client's address as the runtime knows it (Bun: `server.requestIP(req)?.address`,
+   * Deno: `info.remoteAddr.hostname`): the peer the fairness rules count by. A
+   * `Request` carries none, so without it (or a trustedProxyHeader) every
+   * client of this handler is one peer.
+   */
+  readonly remoteAddress?: string;
 }
 
 export interface FetchHandler {
@@ -47,16 +54,16 @@ function headersOf(request: Request, url: URL): Record<string, string> {
 export function createFetchHandler(server: McpServer, options: HttpHandlerOptions = {}): FetchHandler {
   const router = createHttpRouter<FetchRequest>(server, options, readFetchBody);
 
-  function answer(request: Request, url: URL, body: unknown): Promise<Response> {
+  function answer(request: Request, url: URL, body: unknown, remoteAddress?: string): Promise<Response> {
     const sink = new FetchResponseSink(request.signal);
-    const head: FetchRequest = { method: request.method, headers: headersOf(request, url), request, body };
+    const head: FetchRequest = { method: request.method, headers: headersOf(request, url), request, body, socket: { remoteAddress } };
     router.route(head, sink, { pathname: url.pathname, url: `${url.pathname}${url.search}`, mount: '' });
     return sink.response;
   }
 
   const handler = ((request: Request) => answer(request, new URL(request.url), undefined)) as FetchHandler;
   handler.serves = (request) => router.serves(new URL(request.url).pathname);
-  handler.handle = (request, handleOptions) => answer(request, new URL(request.url), handleOptions?.body);
+  handler.handle = (request, handleOptions) => answer(request, new URL(request.url), handleOptions?.body, handleOptions?.remoteAddress);
   handler.close = router.close;
   handler.stats = router.stats;
   Object.defineProperty(handler, 'options', { value: router.options, enumerable: true });

@@ -46,6 +46,8 @@ export class FetchResponseSink implements ResponseSink {
   private finished = false;
   private gone = false;
   private readonly closeListeners: (() => void)[] = [];
+  /** Write callbacks waiting for the reader to take what is queued. */
+  private readonly taken: (() => void)[] = [];
 
   constructor(signal?: AbortSignal) {
     this.response = new Promise((resolve) => (this.resolveResponse = resolve));
@@ -78,9 +80,14 @@ export class FetchResponseSink implements ResponseSink {
     this.startStream();
   }
 
-  write(chunk: string): boolean {
+  write(chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean {
     if (this.finished || this.gone) return false;
-    this.startStream().enqueue(encoder.encode(chunk));
+    this.startStream().enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+    if (callback !== undefined) {
+      // Taken already (a read was waiting), else once the reader has drained the queue (pull).
+      if (this.writableLength === 0) queueMicrotask(() => callback());
+      else this.taken.push(callback);
+    }
     return true;
   }
 
@@ -122,6 +129,10 @@ export class FetchResponseSink implements ResponseSink {
       {
         start: (c) => {
           controller = c;
+        },
+        // With no queue ahead of the reader, a pull means everything enqueued so far has been taken.
+        pull: () => {
+          for (const callback of this.taken.splice(0)) callback();
         },
         cancel: () => this.peerGone(),
       },

@@ -65,12 +65,13 @@ export class LegacySseSession {
 
 /** `messagesPath` is where the client is told to POST, as it reaches this handler (a mount path included). */
 export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: RequestHead, res: ResponseSink): void {
-  if (ctx.sessions.full) {
-    refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
+  const peer = peerOf(req, ctx.options.trustedProxyHeader);
+  const admission = ctx.sessions.admit(peer, () => new LegacySseSession(mintConnId('sse'), ctx.server, peer));
+  if ('refused' in admission) {
+    refuse(res, 503, `Service Unavailable: ${admission.refused}`);
     return;
   }
-  const session = new LegacySseSession(mintConnId('sse'), ctx.server, peerOf(req, ctx.options.trustedProxyHeader));
-  ctx.sessions.add(session);
+  const session = admission.session as LegacySseSession;
   const writer = ctx.openWriter(res, session.id);
   writer.onClose(() => ctx.sessions.remove(session.id));
   session.start(writer, `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
@@ -83,6 +84,7 @@ export function postLegacyMessage<Req extends RequestHead>(ctx: HttpContext<Req>
     refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
     return;
   }
+  ctx.sessions.touch(session.id);
   withJsonBody(ctx, req, res, (value) => deliver(ctx, res, session, value));
 }
 

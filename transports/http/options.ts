@@ -16,8 +16,10 @@ export interface HttpHandlerOptions {
   healthPath?: string | null;
   /** The 2024-11-05 HTTP+SSE transport on the same handler; `false` turns it off. Default on at `/sse` and `/messages`. */
   legacySse?: boolean | { ssePath?: string; messagesPath?: string };
-  /** Live sessions (both transports together); one more initialize is a 503. Default 1024. */
+  /** Live sessions (both transports together); a full table evicts fairly (see README), then refuses with 503. Default 1024. */
   maxSessions?: number;
+  /** One peer's share of maxSessions; a peer past it makes room from its own sessions only. Default max(floor(maxSessions / 2), 1). */
+  maxSessionsPerPeer?: number;
   /** A session with no request and no open stream for this long is ended. Default 600 000 ms; `Infinity` turns it off. */
   sessionIdleTimeoutMs?: number;
   /** Request bodies above this are a 413. Default 4 MiB. */
@@ -26,8 +28,10 @@ export interface HttpHandlerOptions {
   keepAliveMs?: number;
   /** The SSE `retry:` field sent with each stream's priming event. Default 1000 ms. */
   retryMs?: number;
-  /** Bytes a stream may have waiting for a slow reader before it is cut off. Default 1 MiB. */
+  /** Unread bytes a stream may have in its socket before it waits for the reader to drain them. Default 1 MiB. */
   maxStreamBufferBytes?: number;
+  /** A stream waiting on its reader whose unread bytes do not go down at all for this long is cut off. Default 30 000 ms. */
+  streamStallTimeoutMs?: number;
   /** Messages held for a session's standalone GET stream while none is open. Default 256. */
   maxBacklogMessages?: number;
   /** Open GET streams per session; opening one more ends the oldest. Default 4. */
@@ -56,11 +60,13 @@ export interface ResolvedHttpOptions {
   readonly ssePath: string | null;
   readonly messagesPath: string | null;
   readonly maxSessions: number;
+  readonly maxSessionsPerPeer: number;
   readonly sessionIdleTimeoutMs: number;
   readonly maxBodyBytes: number;
   readonly keepAliveMs: number;
   readonly retryMs: number;
   readonly maxStreamBufferBytes: number;
+  readonly streamStallTimeoutMs: number;
   readonly maxBacklogMessages: number;
   readonly maxGetStreamsPerSession: number;
   readonly eventStore: EventStore;
@@ -72,8 +78,8 @@ export interface ResolvedHttpOptions {
 }
 
 const KNOWN = new Set([
-  'endpoint', 'healthPath', 'legacySse', 'maxSessions', 'sessionIdleTimeoutMs', 'maxBodyBytes', 'keepAliveMs',
-  'retryMs', 'maxStreamBufferBytes', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'allowedHosts', 'allowedOrigins',
+  'endpoint', 'healthPath', 'legacySse', 'maxSessions', 'maxSessionsPerPeer', 'sessionIdleTimeoutMs', 'maxBodyBytes', 'keepAliveMs',
+  'retryMs', 'maxStreamBufferBytes', 'streamStallTimeoutMs', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'allowedHosts', 'allowedOrigins',
   'requireAuthorization', 'env', 'trustedProxyHeader',
 ]);
 
@@ -130,17 +136,24 @@ export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHt
     throw new ConfigError('requireAuthorization', 'requireAuthorization must be a boolean');
   }
   const healthPath = options.healthPath === null ? null : path('healthPath', options.healthPath, '/health');
+  const maxSessions = positiveInteger('maxSessions', options.maxSessions, 1024);
+  const maxSessionsPerPeer = positiveInteger('maxSessionsPerPeer', options.maxSessionsPerPeer, Math.max(Math.floor(maxSessions / 2), 1));
+  if (maxSessionsPerPeer > maxSessions) {
+    throw new ConfigError('maxSessionsPerPeer', `maxSessionsPerPeer (${maxSessionsPerPeer}) may not exceed maxSessions (${maxSessions})`);
+  }
   return {
     endpoint: path('endpoint', options.endpoint, '/mcp'),
     healthPath,
     ssePath: legacy === false ? null : path('legacySse.ssePath', legacyPaths.ssePath, '/sse'),
     messagesPath: legacy === false ? null : path('legacySse.messagesPath', legacyPaths.messagesPath, '/messages'),
-    maxSessions: positiveInteger('maxSessions', options.maxSessions, 1024),
+    maxSessions,
+    maxSessionsPerPeer,
     sessionIdleTimeoutMs: positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 600_000, true),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 4 * 1024 * 1024),
     keepAliveMs: positiveInteger('keepAliveMs', options.keepAliveMs, 15_000),
     retryMs: positiveInteger('retryMs', options.retryMs, 1000),
     maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, 1024 * 1024),
+    streamStallTimeoutMs: positiveInteger('streamStallTimeoutMs', options.streamStallTimeoutMs, 30_000),
     maxBacklogMessages: positiveInteger('maxBacklogMessages', options.maxBacklogMessages, 256),
     maxGetStreamsPerSession: positiveInteger('maxGetStreamsPerSession', options.maxGetStreamsPerSession, 4),
     eventStore: options.eventStore ?? new InMemoryEventStore(),

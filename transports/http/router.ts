@@ -28,6 +28,8 @@ export interface HttpHandlerStats {
   readonly sessions: number;
   /** SSE responses currently open, on both transports. */
   readonly openStreams: number;
+  /** Bytes the open SSE streams hold that their readers have not taken yet (bounded per stream; see maxStreamBufferBytes). */
+  readonly streamBufferedBytes: number;
 }
 
 /** Where a request goes, as the carrier found it. */
@@ -74,24 +76,34 @@ export function createHttpRouter<Req extends RequestHead>(
   const checkHostAndOrigin = hostAndOriginGuard(resolved);
   const keepAlive = new KeepAliveClock(resolved.keepAliveMs, server.scheduler);
   const paths = new Set([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath].filter((p) => p !== null));
-  let openStreams = 0;
+  const writers = new Set<SseWriter>();
   let closed = false;
   const ctx: HttpContext<Req> = {
     server,
     options: resolved,
     sessions: new SessionTable<HttpSession>({
       maxSessions: resolved.maxSessions,
+      maxSessionsPerPeer: resolved.maxSessionsPerPeer,
       idleTimeoutMs: resolved.sessionIdleTimeoutMs,
       scheduler: server.scheduler,
+      onEvict: (eviction) => logger.warn(eviction, 'HTTP session evicted to make room for a new one'),
     }),
     logger,
     readBody,
     openWriter(res, sessionId) {
-      const writer = new SseWriter(res, { maxBufferedBytes: resolved.maxStreamBufferBytes, keepAlive });
+      // A streamable session's events are all in the event store: a stream behind its reader reads them back from there.
+      const replayable = ctx.sessions.get(sessionId)?.kind === 'streamable';
+      const writer = new SseWriter(res, {
+        maxBufferedBytes: resolved.maxStreamBufferBytes,
+        stallTimeoutMs: resolved.streamStallTimeoutMs,
+        scheduler: server.scheduler,
+        keepAlive,
+        backlog: replayable ? (afterId) => resolved.eventStore.replayAfter(sessionId, afterId)?.events : undefined,
+      });
       const release = ctx.sessions.hold(sessionId);
-      openStreams += 1;
+      writers.add(writer);
       writer.onClose((reason) => {
-        openStreams -= 1;
+        writers.delete(writer);
         release();
         if (reason === 'cut-off') logger.warn({ sessionId }, 'SSE reader too slow: stream cut off');
       });
@@ -146,6 +158,10 @@ export function createHttpRouter<Req extends RequestHead>(
       closed = true;
       ctx.sessions.closeAll();
     },
-    stats: () => ({ sessions: ctx.sessions.size, openStreams }),
+    stats: () => {
+      let streamBufferedBytes = 0;
+      for (const writer of writers) streamBufferedBytes += writer.unsentBytes;
+      return { sessions: ctx.sessions.size, openStreams: writers.size, streamBufferedBytes };
+    },
   };
 }

@@ -1,16 +1,20 @@
 /**
  * serveHttp: createHttpHandler on a `node:http` server of its own, bound to
  * 127.0.0.1 unless told otherwise (a local server should not listen on
- * every interface). `close()` ends the handler's sessions, then every
- * socket, then the listener.
+ * every interface), with the socket-level guard (connection-guard.ts): caps
+ * on open sockets, in all and per address, and headers, body and idle
+ * timeouts on the server's scheduler. `close()` ends the handler's
+ * sessions, then every socket, then the listener.
  */
 import { createServer as createNodeServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '../../lib/server.js';
+import { guardConnections } from '../connection-guard.js';
+import { resolveConnectionLimits, takeConnectionLimitOptions, type ConnectionLimitOptions } from '../connection-limits.js';
 import { createHttpHandler, type HttpHandler } from './handler.js';
 import type { HttpHandlerOptions } from './options.js';
 
-export interface ServeHttpOptions extends HttpHandlerOptions {
+export interface ServeHttpOptions extends HttpHandlerOptions, ConnectionLimitOptions {
   /** Default 0: an ephemeral port (read it from the returned `port` or `url`). */
   port?: number;
   /** Default `127.0.0.1`. */
@@ -34,9 +38,11 @@ function urlHost(host: string): string {
 }
 
 export async function serveHttp(server: McpServer, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
-  const { port = 0, host = '127.0.0.1', ...handlerOptions } = options;
+  const [limitOptions, { port = 0, host = '127.0.0.1', ...handlerOptions }] = takeConnectionLimitOptions(options);
+  const limits = resolveConnectionLimits(limitOptions);
   const handler = createHttpHandler(server, handlerOptions);
   const httpServer = createNodeServer(handler);
+  const guard = guardConnections(httpServer, limits, server.scheduler, server.logger);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(port, host, () => {
@@ -57,6 +63,7 @@ export async function serveHttp(server: McpServer, options: ServeHttpOptions = {
     close() {
       closing ??= new Promise<void>((resolve) => {
         handler.close();
+        guard.stop();
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
       });

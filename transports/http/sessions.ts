@@ -1,14 +1,29 @@
 /**
  * The session table: every live session of one HTTP handler, both
- * transports, capped at `maxSessions`. A session is idle while nothing holds
- * it open (no request in progress, no open stream); once idle for
- * `idleTimeoutMs`, on the server's scheduler, it is removed and closed. Any
- * request restarts the idle clock. Removing is closing: the session's
- * `close()` ends its connection to the server.
+ * transports, capped at `maxSessions`, each peer at `maxSessionsPerPeer`.
+ * A session is idle while nothing holds it open (no request in progress, no
+ * open stream); once idle for `idleTimeoutMs`, on the server's scheduler, it
+ * is removed and closed. Any request restarts the idle clock. Removing is
+ * closing: the session's `close()` ends its connection to the server.
+ *
+ * A full table makes room instead of refusing (`admit`), fairly:
+ * - a peer at its share makes room from its own sessions only, never
+ *   another peer's: its least valuable one that nothing holds open goes
+ *   (if every one is busy, the new one is refused);
+ * - on a full table, a peer holding fewer sessions than the peer holding
+ *   the most takes the place of one of that peer's sessions, even a busy
+ *   one (so sessions kept busy cannot hold the table); a peer holding the
+ *   most itself gives up one of its own that nothing holds open;
+ * - only when neither applies is the new session refused (503).
+ * The least valuable session is, in order: one nothing holds open before a
+ * busy one, one never used after it was opened (no request after its
+ * initialize; on legacy SSE, no POST) before a used one, then the one idle
+ * longest. Every eviction is reported through `onEvict`.
  *
  * Restarting the clock only notes the time: each session has at most one
  * timer pending, which on firing either expires the session or waits out
  * the rest of its idle time, so a busy session costs no timer per request.
+ * The eviction scans are linear, and run only when a table or share is full.
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
 
@@ -17,14 +32,32 @@ export interface TableSession {
   close(): void;
 }
 
+export interface SessionEviction {
+  readonly sessionId: string;
+  readonly peer: string;
+  /** The peer whose new session took its place. */
+  readonly forPeer: string;
+  readonly reason: 'peer-share' | 'table-full';
+  readonly used: boolean;
+  readonly busy: boolean;
+  readonly idleMs: number;
+}
+
 export interface SessionTableOptions {
   readonly maxSessions: number;
+  readonly maxSessionsPerPeer: number;
   readonly idleTimeoutMs: number;
   readonly scheduler: SchedulerLike;
+  readonly onEvict?: (eviction: SessionEviction) => void;
 }
+
+export type Admission<S> = { readonly session: S } | { readonly refused: string };
 
 interface Entry<S> {
   readonly session: S;
+  readonly peer: string;
+  /** A request named the session after the one that opened it. */
+  used: boolean;
   holds: number;
   /** When the session last became idle or was last touched (scheduler time). */
   idleSince: number;
@@ -34,6 +67,7 @@ interface Entry<S> {
 
 export class SessionTable<S extends TableSession> {
   private readonly entries = new Map<string, Entry<S>>();
+  private readonly byPeer = new Map<string, Set<Entry<S>>>();
 
   constructor(private readonly options: SessionTableOptions) {}
 
@@ -41,26 +75,44 @@ export class SessionTable<S extends TableSession> {
     return this.entries.size;
   }
 
-  get full(): boolean {
-    return this.entries.size >= this.options.maxSessions;
-  }
-
-  /** Adds a session (the caller checked `full`); its idle clock starts now. */
-  add(session: S): void {
-    if (this.full) throw new Error('session table is full');
-    const entry: Entry<S> = { session, holds: 0, idleSince: 0, expiry: undefined };
+  /**
+   * Makes room for one more session of `peer` by the policy above, then
+   * creates and adds it, in one synchronous step; or says why not.
+   */
+  admit(peer: string, create: () => S): Admission<S> {
+    const own = this.byPeer.get(peer);
+    const ownCount = own?.size ?? 0;
+    if (ownCount >= this.options.maxSessionsPerPeer) {
+      const victim = this.leastValuable(own!, false);
+      if (victim === undefined) {
+        return { refused: this.full ? this.fullRefusal() : `this client holds its share of ${this.options.maxSessionsPerPeer} sessions, all in use; end one first` };
+      }
+      this.evict(victim, peer, 'peer-share');
+    } else if (this.full) {
+      const victim = this.fairVictim(peer, ownCount);
+      if (victim === undefined) return { refused: this.fullRefusal() };
+      this.evict(victim, peer, 'table-full');
+    }
+    const session = create();
+    const entry: Entry<S> = { session, peer, used: false, holds: 0, idleSince: 0, expiry: undefined };
     this.entries.set(session.id, entry);
+    let peerEntries = this.byPeer.get(peer);
+    if (peerEntries === undefined) this.byPeer.set(peer, (peerEntries = new Set()));
+    peerEntries.add(entry);
     this.restartIdleClock(entry);
+    return { session };
   }
 
   get(id: string): S | undefined {
     return this.entries.get(id)?.session;
   }
 
-  /** A request arrived: the idle clock starts over. */
+  /** A request named the session: it is in use, and its idle clock starts over. */
   touch(id: string): void {
     const entry = this.entries.get(id);
-    if (entry !== undefined) this.restartIdleClock(entry);
+    if (entry === undefined) return;
+    entry.used = true;
+    this.restartIdleClock(entry);
   }
 
   /** Holds the session open (a request in progress, a stream); the returned release is idempotent. */
@@ -83,6 +135,9 @@ export class SessionTable<S extends TableSession> {
     const entry = this.entries.get(id);
     if (entry === undefined) return false;
     this.entries.delete(id);
+    const peerEntries = this.byPeer.get(entry.peer)!;
+    peerEntries.delete(entry);
+    if (peerEntries.size === 0) this.byPeer.delete(entry.peer);
     entry.expiry?.unsubscribe();
     entry.session.close();
     return true;
@@ -92,9 +147,60 @@ export class SessionTable<S extends TableSession> {
     for (const id of [...this.entries.keys()]) this.remove(id);
   }
 
+  private get full(): boolean {
+    return this.entries.size >= this.options.maxSessions;
+  }
+
+  private fullRefusal(): string {
+    return `the server holds its maximum of ${this.options.maxSessions} sessions, all in use; try again later`;
+  }
+
+  /** On a full table: the least valuable session of the peers holding the most, if they hold more than `peer`; else `peer`'s own idle one. */
+  private fairVictim(peer: string, ownCount: number): Entry<S> | undefined {
+    let most = 0;
+    for (const peerEntries of this.byPeer.values()) most = Math.max(most, peerEntries.size);
+    if (most <= ownCount) return this.leastValuable(this.byPeer.get(peer) ?? [], false);
+    let victim: Entry<S> | undefined;
+    for (const peerEntries of this.byPeer.values()) {
+      if (peerEntries.size !== most) continue;
+      const candidate = this.leastValuable(peerEntries, true);
+      if (candidate !== undefined && (victim === undefined || this.rank(candidate, victim) < 0)) victim = candidate;
+    }
+    return victim;
+  }
+
+  private leastValuable(entries: Iterable<Entry<S>>, evenBusy: boolean): Entry<S> | undefined {
+    let victim: Entry<S> | undefined;
+    for (const entry of entries) {
+      if (!evenBusy && entry.holds > 0) continue;
+      if (victim === undefined || this.rank(entry, victim) < 0) victim = entry;
+    }
+    return victim;
+  }
+
+  /** Negative when `a` should go before `b`: idle before busy, never used before used, then idle longest. */
+  private rank(a: Entry<S>, b: Entry<S>): number {
+    if ((a.holds > 0) !== (b.holds > 0)) return a.holds > 0 ? 1 : -1;
+    if (a.used !== b.used) return a.used ? 1 : -1;
+    return a.idleSince - b.idleSince;
+  }
+
+  private evict(entry: Entry<S>, forPeer: string, reason: SessionEviction['reason']): void {
+    this.options.onEvict?.({
+      sessionId: entry.session.id,
+      peer: entry.peer,
+      forPeer,
+      reason,
+      used: entry.used,
+      busy: entry.holds > 0,
+      idleMs: this.options.scheduler.now() - entry.idleSince,
+    });
+    this.remove(entry.session.id);
+  }
+
   private restartIdleClock(entry: Entry<S>): void {
-    if (!Number.isFinite(this.options.idleTimeoutMs)) return;
     entry.idleSince = this.options.scheduler.now();
+    if (!Number.isFinite(this.options.idleTimeoutMs)) return;
     if (entry.holds > 0 || entry.expiry !== undefined) return;
     this.checkIdleAfter(entry, this.options.idleTimeoutMs);
   }

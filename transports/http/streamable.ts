@@ -3,7 +3,8 @@
  * DELETE on one path.
  *
  * - POST initialize without a session id mints the session (its id is the
- *   connection id, returned in `Mcp-Session-Id`); a full table is a 503.
+ *   connection id, returned in `Mcp-Session-Id`); a full table makes room
+ *   by its eviction policy (sessions.ts), or answers 503.
  *   Any other POST needs the header (400 without it, 404 for a session that
  *   ended or expired).
  * - POST of a request: an SSE stream when the client accepts one (a priming
@@ -54,22 +55,25 @@ function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): St
   return session;
 }
 
+/** A new session for the request's peer; a full table makes room by its eviction policy, or this is a 503. */
 function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): StreamableSession | undefined {
-  if (ctx.sessions.full) {
-    refuse(res, 503, `Service Unavailable: the server holds its maximum of ${ctx.options.maxSessions} sessions; try again later`);
+  const peer = peerOf(req, ctx.options.trustedProxyHeader);
+  const admission = ctx.sessions.admit(peer, () =>
+    new StreamableSession(mintConnId('mcp'), {
+      server: ctx.server,
+      store: ctx.options.eventStore,
+      retryMs: ctx.options.retryMs,
+      maxBacklogMessages: ctx.options.maxBacklogMessages,
+      maxGetStreams: ctx.options.maxGetStreamsPerSession,
+      logger: ctx.logger,
+      peer,
+    }),
+  );
+  if ('refused' in admission) {
+    refuse(res, 503, `Service Unavailable: ${admission.refused}`);
     return undefined;
   }
-  const session = new StreamableSession(mintConnId('mcp'), {
-    server: ctx.server,
-    store: ctx.options.eventStore,
-    retryMs: ctx.options.retryMs,
-    maxBacklogMessages: ctx.options.maxBacklogMessages,
-    maxGetStreams: ctx.options.maxGetStreamsPerSession,
-    logger: ctx.logger,
-    peer: peerOf(req, ctx.options.trustedProxyHeader),
-  });
-  ctx.sessions.add(session);
-  return session;
+  return admission.session as StreamableSession;
 }
 
 export function handlePost<Req extends RequestHead>(ctx: HttpContext<Req>, req: Req, res: ResponseSink): void {

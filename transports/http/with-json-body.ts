@@ -28,6 +28,10 @@ export function withJsonBody<Req extends RequestHead>(
         ctx.fail(res, error);
       }
     },
-    (error) => ctx.fail(res, error),
+    (error) => {
+      // The connection closed mid-body (the client left, or a body timeout cut it): nobody to answer, nothing failed here.
+      if ((req as { socket?: { destroyed?: boolean } }).socket?.destroyed === true) ctx.logger.debug({ err: error }, 'request body not read to the end: the connection closed');
+      else ctx.fail(res, error);
+    },
   );
 }

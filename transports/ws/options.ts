@@ -8,6 +8,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { ConfigError } from '../../lib/errors.js';
+import { CONNECTION_LIMIT_OPTIONS, resolveConnectionLimits, type ConnectionLimitOptions, type ConnectionLimits } from '../connection-limits.js';
 import { trustedProxyHeaderOption } from '../peer.js';
 
 export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
@@ -53,7 +54,8 @@ export interface AttachWebSocketOptions extends CommonOptions {
   path?: string;
 }
 
-export interface ListenWebSocketOptions extends CommonOptions {
+/** The socket-level limits (connection-limits.ts) apply to a listener of its own only: an attached server's owner sets them (serveHttp has them). */
+export interface ListenWebSocketOptions extends CommonOptions, ConnectionLimitOptions {
   /** 0 picks a free port. */
   port: number;
   /** Default "127.0.0.1". */
@@ -76,6 +78,8 @@ export interface ResolvedWebSocketOptions {
   readonly pingIntervalMs: number | null;
   readonly closeGraceMs: number;
   readonly maxConnections: number;
+  /** The socket-level limits of a listener of its own; undefined when attached. */
+  readonly connectionLimits: ConnectionLimits | undefined;
   readonly allowedHosts: ReadonlySet<string> | null;
   readonly allowedOrigins: ReadonlySet<string> | null;
   readonly trustedProxyHeader: string | undefined;
@@ -85,7 +89,7 @@ export interface ResolvedWebSocketOptions {
 
 const KNOWN_OPTIONS = new Set<string>([
   'server', 'port', 'host', 'path', 'maxPayload', 'maxBufferedBytes', 'maxTotalBufferedBytes', 'pingIntervalMs', 'closeGraceMs', 'maxConnections',
-  'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env', 'trustedProxyHeader',
+  'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env', 'trustedProxyHeader', ...CONNECTION_LIMIT_OPTIONS,
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -135,6 +139,13 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
       throw new ConfigError('port', `port must be an integer from 0 to 65535 (or pass server to attach), got ${JSON.stringify(port)}`);
     }
   }
+  if (attach) {
+    for (const key of CONNECTION_LIMIT_OPTIONS) {
+      if ((options as ConnectionLimitOptions)[key] !== undefined) {
+        throw new ConfigError(key, `${key} applies to a listener of its own (port): the attached server's owner sets its socket limits (serveHttp has ${key} too)`);
+      }
+    }
+  }
   const host = attach ? '' : ((options as ListenWebSocketOptions).host ?? '127.0.0.1');
   if (typeof host !== 'string') throw new ConfigError('host', 'host must be a string');
   const pingIntervalMs = options.pingIntervalMs === null ? null : positiveInteger('pingIntervalMs', options.pingIntervalMs, 30_000);
@@ -153,6 +164,7 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
     pingIntervalMs,
     closeGraceMs: positiveInteger('closeGraceMs', options.closeGraceMs, 5_000),
     maxConnections: positiveInteger('maxConnections', options.maxConnections, 16_384),
+    connectionLimits: attach ? undefined : resolveConnectionLimits(options as ListenWebSocketOptions),
     allowedHosts: nameList('allowedHosts', options.allowedHosts),
     allowedOrigins: nameList('allowedOrigins', options.allowedOrigins),
     trustedProxyHeader: trustedProxyHeaderOption(options.trustedProxyHeader),

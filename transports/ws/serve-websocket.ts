@@ -3,9 +3,9 @@
  * message per text frame, one server connection per socket). Either attached
  * to an existing http(s) server, handling upgrades for its path only so it
  * can share a port with the HTTP transport, or listening on a port of its
- * own. The network boot guard runs before anything listens. `close()` stops
- * taking upgrades, ends every connection (1001) and, when it owns the
- * listener, closes it.
+ * own, with the socket-level guard (connection-guard.ts) on it. The network
+ * boot guard runs before anything listens. `close()` stops taking upgrades,
+ * ends every connection (1001) and, when it owns the listener, closes it.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,7 @@ import { Server as TlsServer } from 'node:tls';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { McpServer } from '../../lib/server.js';
 import { assertNetworkBootAllowed } from '../boot-guard.js';
+import { guardConnections, markTakenOver, type ConnectionGuard } from '../connection-guard.js';
 import { CLOSE_GOING_AWAY } from './closing.js';
 import { peerOf } from '../peer.js';
 import { MCP_SUBPROTOCOL, checkHandshake, refuseUpgrade } from './handshake.js';
@@ -72,6 +73,8 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
   assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'WebSocket' });
   const logger = server.logger;
   const httpServer = resolved.httpServer ?? ownHttpServer();
+  const guard: ConnectionGuard | undefined =
+    resolved.connectionLimits === undefined ? undefined : guardConnections(httpServer as HttpServer, resolved.connectionLimits, server.scheduler, logger);
   const wss = new WebSocketServer({
     noServer: true,
     clientTracking: false,
@@ -116,6 +119,7 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
     wss.handleUpgrade(request, socket, head, (ws) => {
       uncount();
       socket.off('close', uncount);
+      markTakenOver(socket); // the listener's HTTP timeouts no longer apply: pings keep it honest
       if (closing) {
         ws.terminate();
         return;
@@ -131,6 +135,7 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
       await listen(httpServer as HttpServer, resolved.port, resolved.host);
     } catch (error) {
       httpServer.off('upgrade', onUpgrade);
+      guard?.stop();
       throw error;
     }
   }
@@ -146,6 +151,7 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
       for (const [, connection] of sockets) connection.end(CLOSE_GOING_AWAY, 'server shutting down');
       await Promise.all(gone);
       wss.close();
+      guard?.stop();
       if (resolved.mode === 'listen') {
         await new Promise<void>((resolve) => httpServer.close(() => resolve()));
       }

@@ -1,0 +1,173 @@
+/**
+ * guardConnections: the socket-level guard of a `node:http` listener we own.
+ *
+ * - A cap on open sockets, in all and per remote address, checked at
+ *   accept: one past either is closed at once, before it costs more than
+ *   its accept. Sockets stay counted until they close, whatever they became
+ *   (a long SSE stream, a WebSocket), so the cap bounds file descriptors.
+ *   One address holding its share leaves the rest for others (`/health`
+ *   among them).
+ * - Three timeouts on the server's scheduler, one timer per socket at most:
+ *   headers (from accept until the first request's headers have arrived:
+ *   answered 408 and closed), body (from a request's headers until its body
+ *   has arrived: 408 if no answer has started, then closed) and idle (a
+ *   keep-alive socket with no request in progress: closed). Later requests
+ *   on a keep-alive socket are covered by the idle timeout, which runs until
+ *   their headers have arrived.
+ * A socket taken over by a WebSocket (`markTakenOver`) is left to the
+ * WebSocket's own liveness; an upgrade nobody completed is closed at the
+ * headers timeout like any request that never came.
+ *
+ * Node's own `headersTimeout`, `requestTimeout` and `keepAliveTimeout` are set
+ * a little past ours, as a backstop on the real clock.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { SchedulerLike, Subscription } from 'rxjs';
+import { transportRefusal } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { ConnectionLimits } from './connection-limits.js';
+
+/** Set on a socket a WebSocket took over: its liveness is the WebSocket's now. */
+const TAKEN_OVER = Symbol('rxmcp.socketTakenOver');
+
+/** Marks a socket as taken over by a WebSocket (no more HTTP timeouts apply to it). */
+export function markTakenOver(socket: object): void {
+  (socket as { [TAKEN_OVER]?: boolean })[TAKEN_OVER] = true;
+}
+
+function isTakenOver(socket: object): boolean {
+  return (socket as { [TAKEN_OVER]?: boolean })[TAKEN_OVER] === true;
+}
+
+export interface ConnectionGuard {
+  /** Sockets open now. */
+  readonly sockets: number;
+  /** Sockets closed at accept for being over a cap, so far. */
+  readonly refused: number;
+  /** Stops guarding: listeners and timers go (sockets already open are left as they are). */
+  stop(): void;
+}
+
+interface Tracked {
+  readonly address: string;
+  /** Requests whose responses have not finished. */
+  active: number;
+  timer: Subscription | undefined;
+}
+
+/** Backstop margin for Node's own timeouts, which it checks only every few seconds anyway. */
+const NODE_BACKSTOP_MS = 1000;
+
+function addressOf(socket: Socket): string | undefined {
+  const address = socket.remoteAddress;
+  // An IPv4 peer on a dual-stack listener is the same address as on an IPv4 one.
+  return address?.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+const REQUEST_TIMEOUT =
+  'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 40\r\n\r\n' +
+  'request headers took too long to arrive\n';
+
+export function guardConnections(server: Server, limits: ConnectionLimits, scheduler: SchedulerLike, logger: Logger): ConnectionGuard {
+  const tracked = new Map<Socket, Tracked>();
+  const perAddress = new Map<string, number>();
+  let refused = 0;
+
+  server.headersTimeout = limits.headersTimeoutMs + NODE_BACKSTOP_MS;
+  server.requestTimeout = limits.headersTimeoutMs + limits.bodyTimeoutMs + NODE_BACKSTOP_MS;
+  server.keepAliveTimeout = limits.idleSocketTimeoutMs + NODE_BACKSTOP_MS;
+
+  const arm = (socket: Socket, state: Tracked, ms: number, expire: () => void): void => {
+    state.timer?.unsubscribe();
+    state.timer = scheduler.schedule(() => {
+      state.timer = undefined;
+      if (!isTakenOver(socket)) expire();
+    }, ms);
+  };
+
+  const disarm = (state: Tracked): void => {
+    state.timer?.unsubscribe();
+    state.timer = undefined;
+  };
+
+  let nextLogAt = 1;
+  const refuse = (socket: Socket, address: string, cap: string): void => {
+    refused += 1;
+    // Logged at 1, 10, 100, ... refusals: a flood must not become a log flood.
+    if (refused >= nextLogAt) {
+      nextLogAt *= 10;
+      logger.warn({ address, cap, refused }, 'rxmcp: socket closed at accept: over its cap');
+    }
+    socket.destroy();
+  };
+
+  const onConnection = (socket: Socket): void => {
+    const address = addressOf(socket);
+    if (address === undefined) return void socket.destroy();
+    if (tracked.size >= limits.maxSockets) return refuse(socket, address, 'maxSockets');
+    const fromAddress = perAddress.get(address) ?? 0;
+    if (fromAddress >= limits.maxSocketsPerAddress) return refuse(socket, address, 'maxSocketsPerAddress');
+    perAddress.set(address, fromAddress + 1);
+    const state: Tracked = { address, active: 0, timer: undefined };
+    tracked.set(socket, state);
+    socket.once('close', () => {
+      disarm(state);
+      tracked.delete(socket);
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+    });
+    arm(socket, state, limits.headersTimeoutMs, () => {
+      logger.debug({ address }, 'rxmcp: request headers too slow; socket closed');
+      if (socket.writable) socket.write(REQUEST_TIMEOUT);
+      socket.destroy();
+    });
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket;
+    const state = tracked.get(socket);
+    if (state === undefined) return;
+    state.active += 1;
+    disarm(state);
+    if (hasBody(req) && !req.complete) {
+      arm(socket, state, limits.bodyTimeoutMs, () => {
+        logger.debug({ address: state.address }, 'rxmcp: request body too slow; socket closed');
+        if (res.headersSent || res.destroyed) return void socket.destroy();
+        const body = JSON.stringify(transportRefusal(`Request Timeout: the body took longer than ${limits.bodyTimeoutMs} ms to arrive`));
+        res.writeHead(408, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+        res.end(body, () => socket.destroy());
+      });
+      req.once('end', () => {
+        if (state.active > 0) disarm(state);
+      });
+    }
+    res.once('close', () => {
+      state.active -= 1;
+      if (state.active > 0 || socket.destroyed) return;
+      arm(socket, state, limits.idleSocketTimeoutMs, () => socket.destroy());
+    });
+  };
+
+  server.on('connection', onConnection);
+  server.on('request', onRequest);
+  return {
+    get sockets() {
+      return tracked.size;
+    },
+    get refused() {
+      return refused;
+    },
+    stop() {
+      server.off('connection', onConnection);
+      server.off('request', onRequest);
+      for (const state of tracked.values()) disarm(state);
+    },
+  };
+}
