@@ -103,6 +103,18 @@ export function unsupportedProtocolVersion(id: JsonRpcId, supported: readonly st
   );
 }
 
+/** The one public answer to a requestState that fails any check; the real reason goes only to the logger and events$. */
+export const INVALID_REQUEST_STATE_MESSAGE = 'Invalid or expired requestState';
+
+/**
+ * A modern retry whose requestState is tampered, foreign, mis-bound, too big
+ * or otherwise unusable: always the same -32602, so a client learns nothing
+ * about which check failed.
+ */
+export function invalidRequestState(id: JsonRpcId): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(INVALID_PARAMS, INVALID_REQUEST_STATE_MESSAGE, { reason: 'invalid_request_state' }));
+}
+
 /** A network transport refused the HTTP request before any message reached the server. */
 export const TRANSPORT_ERROR = -32000;
 

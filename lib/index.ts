@@ -12,7 +12,7 @@ export { CACHEABLE_METHODS } from './cache-hints.js';
 export type { CacheHint, CacheHintsOption, CacheScope, CacheableMethod } from './cache-hints.js';
 export type { AuthorizationContext, CallContext, ConnId, TransportKind, ElicitParams, ElicitResult } from './context.js';
 export { DEFAULT_CONN_ID } from './context.js';
-export type { CallbackFailedEvent, CallCompletedEvent, CallOutcome, ServerEvent } from './events.js';
+export type { ApprovalEvent, CallbackFailedEvent, CallCompletedEvent, CallOutcome, ServerEvent } from './events.js';
 export type { ToolDef, TypedToolDef, ToolAnnotations, ToolHandler, Icon } from './tool-def.js';
 export { defineTool, isSensitiveTool } from './tool-def.js';
 export type { ToolArgs, ToolReturn, ToolSchema, ToolStructured, TypedToolOutcome, StructuredToolResult, FailedToolResult } from './tool-types.js';
