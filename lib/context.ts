@@ -7,6 +7,7 @@
 import type { Principal } from './auth/principal.js';
 import type { LogLevel } from './log-levels.js';
 import type { JsonRpcId } from './protocol/jsonrpc.js';
+import type { Era, ModernRequest } from './protocol/modern.js';
 
 /** Identifies one client connection. `'default'` is stdio's and direct callers'. */
 export type ConnId = string;
@@ -33,19 +34,34 @@ export interface CallContext extends AuthorizationContext {
   readonly requestId: JsonRpcId;
   /** The request's `params._meta`, when the client sent one. */
   readonly meta: Record<string, unknown> | undefined;
+  /** The protocol era this request is served under. */
+  readonly era: Era;
+  /**
+   * A modern request's envelope: its protocol version, the capabilities the
+   * client declared for this request (adapt to them rather than fail), and
+   * its self-reported clientInfo and log level. Undefined on legacy requests.
+   */
+  readonly modern: ModernRequest | undefined;
   /**
    * notifications/progress for this request; a no-op when the request carried
    * no progress token or nothing can receive pushes.
    */
   progress(progress: number, total?: number, message?: string): void;
-  /** notifications/message to this connection, filtered by its log level. */
+  /**
+   * notifications/message for this request: on legacy, filtered by the
+   * connection's logging/setLevel; on modern, sent only at or above the
+   * request's own `io.modelcontextprotocol/logLevel`, and never without one.
+   */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /**
    * Asks the user through the client (elicitation/create). Form mode checks
    * the requested schema against the spec's restrictions before sending;
    * URL mode (`{ mode: 'url', url, elicitationId, message }`) needs the
    * client's `elicitation.url` capability. Rejects with ClientCapabilityError
-   * when the client did not advertise the capability, and on timeout.
+   * when the client did not advertise the capability, and on timeout. On a
+   * modern request nothing is sent: it rejects with InputNeededError (a
+   * ClientCapabilityError), answered -32021 if the handler lets it through;
+   * the same for `sample` and `listRoots`.
    */
   elicit(params: ElicitParams): Promise<ElicitResult>;
   /** sampling/createMessage; needs the client's `sampling` capability. */

@@ -9,8 +9,19 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
-/** Read-surface authorization deny (the contract's own code). */
+/** Read-surface authorization deny (the contract's own code), on the legacy wire. */
 export const AUTHORIZATION_REQUIRED = -32090;
+/**
+ * The same deny on the modern wire: 2026-07-28 reserves -32020..-32099 for the
+ * spec and asks new application codes to stay outside -32768..-32000.
+ */
+export const AUTHORIZATION_REQUIRED_MODERN = -31090;
+/** Modern era: an HTTP header disagrees with the body, or a required one is missing. */
+export const HEADER_MISMATCH = -32020;
+/** Modern era: handling the request needs a client capability the request did not declare. */
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+/** Modern era: the request names a protocol revision this server does not serve. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** Why a callback produced no result; the names the contract puts on the wire. */
 export type CallbackFailure = 'server_busy' | 'callback_timeout' | 'callback_crashed';
@@ -78,6 +89,42 @@ export function readDenied(id: JsonRpcId, method: string, detail: string): JsonR
       detail,
     }),
   );
+}
+
+/** -32020: `detail` says which header is missing or disagrees with the body. */
+export function headerMismatch(id: JsonRpcId, detail: string): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(HEADER_MISMATCH, `Header mismatch: ${detail}`));
+}
+
+/**
+ * -32021: `requiredCapabilities` is ClientCapabilities-shaped (e.g.
+ * `{ elicitation: {} }`), naming what the request would have had to declare.
+ */
+export function missingClientCapability(id: JsonRpcId, requiredCapabilities: Record<string, unknown>, detail: string): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(MISSING_REQUIRED_CLIENT_CAPABILITY, `Missing required client capability: ${detail}`, { requiredCapabilities }));
+}
+
+/** -32022: the revisions this server serves (the modern list only) and the one the request named. */
+export function unsupportedProtocolVersion(id: JsonRpcId, supported: readonly string[], requested: unknown): JsonRpcErrorResponse {
+  return errorResponse(
+    id,
+    errorObject(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${shownValue(requested)} (supported: ${supported.join(', ')})`, {
+      supported: [...supported],
+      requested: typeof requested === 'string' ? requested : shownValue(requested),
+    }),
+  );
+}
+
+/** The one public answer to a requestState that fails any check; the real reason goes only to the logger and events$. */
+export const INVALID_REQUEST_STATE_MESSAGE = 'Invalid or expired requestState';
+
+/**
+ * A modern retry whose requestState is tampered, foreign, mis-bound, too big
+ * or otherwise unusable: always the same -32602, so a client learns nothing
+ * about which check failed.
+ */
+export function invalidRequestState(id: JsonRpcId): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(INVALID_PARAMS, INVALID_REQUEST_STATE_MESSAGE, { reason: 'invalid_request_state' }));
 }
 
 /** A network transport refused the HTTP request before any message reached the server. */
@@ -160,6 +207,32 @@ export class CallerGoneError extends Error {
 /** ctx.elicit / ctx.sample / ctx.listRoots on a client that did not advertise the capability. */
 export class ClientCapabilityError extends Error {
   override name = 'ClientCapabilityError';
+}
+
+/** What a handler on a modern request asked the client for: the request it would have sent, and the capability that needs. */
+export interface InputNeed {
+  readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  readonly params: Record<string, unknown>;
+  /** ClientCapabilities-shaped: what the request has to declare, e.g. `{ elicitation: {} }`. */
+  readonly requiredCapabilities: Record<string, unknown>;
+  /** Whether this request declared that capability (if so, only an input_required result could serve it). */
+  readonly declared: boolean;
+}
+
+/**
+ * ctx.elicit / ctx.sample / ctx.listRoots on a modern request: the server
+ * never sends a request to the client there. A ClientCapabilityError, so a
+ * handler that catches those for a legacy client adapts the same way; one
+ * it does not catch is answered by the modern input stage (-32021 for now).
+ */
+export class InputNeededError extends ClientCapabilityError {
+  override name = 'InputNeededError';
+  constructor(
+    message: string,
+    readonly need: InputNeed,
+  ) {
+    super(message);
+  }
 }
 
 /** A server-to-client request that got an error response or no answer in time. */

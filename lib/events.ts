@@ -57,6 +57,19 @@ export function principalField(principal: Principal | undefined): { readonly pri
   return principal === undefined ? {} : { principal: principal.key };
 }
 
+/**
+ * The life of MRTR approval tickets and the requestState checks. `owner` is
+ * a salted tag of the ticket's holder (stable within one server), never the
+ * key itself; no prompt or token text is ever reported.
+ */
+export type ApprovalEvent =
+  | { readonly type: 'approval_issued'; readonly owner: string; readonly outstanding: number }
+  | { readonly type: 'approval_evicted'; readonly owner: string; readonly detail: string }
+  | { readonly type: 'approval_expired'; readonly owner: string }
+  | { readonly type: 'approval_redeemed'; readonly owner: string }
+  /** A retry's requestState failed a check; the client saw only the fixed -32602 (or the timed-out deny for `expired`). */
+  | { readonly type: 'request_state_rejected'; readonly method: string; readonly name: string; readonly reason: string };
+
 export type ServerEvent =
   | {
       readonly type: 'client_capabilities_evicted';
@@ -69,4 +82,5 @@ export type ServerEvent =
   | { readonly type: 'elicitation_parked'; readonly connId: ConnId; readonly tool: string; readonly parked: number; readonly principal?: string }
   | { readonly type: 'elicitation_closed'; readonly connId: ConnId; readonly tool: string; readonly outcome: string; readonly principal?: string }
   | CallbackFailedEvent
-  | CallCompletedEvent;
+  | CallCompletedEvent
+  | ApprovalEvent;

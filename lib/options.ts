@@ -5,11 +5,13 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
+import { resolveCacheHints, type CacheHintsOption, type ResolvedCacheHints } from './cache-hints.js';
 import { ConfigError } from './errors.js';
 import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
 import { LISTEN_OPTION_NAMES, resolveListenOptions, type ListenOptions, type ResolvedListenOptions } from './listen-options.js';
 import { resolveMiddleware } from './middleware/resolve.js';
+import { resolveMaxRequestStateBytes, resolveRequestStateKeys } from './mrtr/mrtr-options.js';
 import type { CallStage, Middleware } from './middleware/types.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
@@ -58,6 +60,14 @@ export interface ServerOptions extends ListenOptions {
   logger?: Logger;
   /** Stages every admitted call passes through, first outermost; see lib/middleware/types.ts. */
   middleware?: readonly Middleware[];
+  /** Modern era: ttlMs and cacheScope of the six cacheable results; default { ttlMs: 0, cacheScope: 'private' }. */
+  cacheHints?: CacheHintsOption;
+  /** Secrets (at least 32 bytes each) sealing MRTR requestState; the first seals, all open. Default: a per-process key, with a warning. */
+  requestStateKeys?: ReadonlyArray<string | Uint8Array>;
+  /** How long an MRTR approval ticket waits for its retry; default elicitationTimeoutMs. */
+  approvalTtlMs?: number;
+  /** Longest requestState accepted from a client (checked before any crypto); default 4096. */
+  maxRequestStateBytes?: number;
 }
 
 export interface ResolvedOptions extends ResolvedListenOptions {
@@ -89,6 +99,11 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   logger: Logger;
   /** The middleware, set up for this server; `null` when there is none (the pipeline's fast path). */
   middleware: readonly CallStage[] | null;
+  cacheHints: ResolvedCacheHints;
+  /** Empty when none was configured (lib/mrtr/key-ring.ts then makes a per-process key). */
+  requestStateKeys: readonly Uint8Array[];
+  approvalTtlMs: number;
+  maxRequestStateBytes: number;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -97,7 +112,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger', 'middleware', ...LISTEN_OPTION_NAMES,
+  'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', ...LISTEN_OPTION_NAMES,
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -203,6 +218,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   const scheduler = options.scheduler ?? asyncScheduler;
   // Wrapped: a logger that throws must not turn a failure report into a crash.
   const logger = options.logger === undefined ? stderrLogger() : safeLogger(options.logger);
+  const elicitationTimeoutMs = positiveInteger('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000);
   const resolved: ResolvedOptions = {
     registry: options.registry ?? new Registry(),
     name: nonEmptyString('name', options.name, 'rxmcp'),
@@ -212,7 +228,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     maxInFlightPerConnection,
     maxInFlightPerPeer,
     callbackTimeoutMs: positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs, 300_000),
-    elicitationTimeoutMs: positiveInteger('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000),
+    elicitationTimeoutMs,
     clientRequestTimeoutMs: positiveInteger('clientRequestTimeoutMs', options.clientRequestTimeoutMs, 60_000),
     pageSize: positiveInteger('pageSize', options.pageSize, 100),
     maxParkedElicitations,
@@ -231,6 +247,10 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     scheduler,
     logger,
     middleware: resolveMiddleware(options.middleware, { scheduler, logger }),
+    cacheHints: resolveCacheHints(options.cacheHints),
+    requestStateKeys: resolveRequestStateKeys(options.requestStateKeys),
+    approvalTtlMs: positiveInteger('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
+    maxRequestStateBytes: resolveMaxRequestStateBytes(options.maxRequestStateBytes),
     ...resolveListenOptions(options, logger, positiveInteger),
   };
   refuseUnguardedSensitiveTools(resolved);

@@ -22,7 +22,7 @@ import { ClientRequests } from '../streams/client-requests.js';
 import { ConnectionReplies } from '../streams/connection-replies.js';
 import { Connections } from '../streams/connections.js';
 import { DeadlineQueue } from '../streams/deadline-queue.js';
-import { initializationGateFor } from '../streams/initialization-gate.js';
+import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor } from '../streams/era-decision.js';
 import { ListenHub } from '../streams/listen-hub.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
@@ -31,12 +31,13 @@ import { createTracing } from '../streams/tracing.js';
 import type { Origin, ServerCore } from '../streams/server-core.js';
 import { isPrincipal, type Principal } from './auth/principal.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
-import { CallerGoneError } from './errors.js';
+import { CallerGoneError, ConfigError } from './errors.js';
 import { busEventOf, type BusEvent } from './event-bus.js';
 import { guardedObserver, logSafely } from './guarded.js';
 import type { ServerEvent } from './events.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
 import { notification, type JsonRpcResponse, type OutboundMessage } from './protocol/jsonrpc.js';
+import type { EraPolicy } from './protocol/modern.js';
 import type { Registry, RegistryChange } from './registry.js';
 
 export interface ConnectOptions {
@@ -57,6 +58,12 @@ export interface ConnectOptions {
    * connections or addresses holds one share. Must come from makePrincipal.
    */
   readonly principal?: Principal;
+  /**
+   * How this connection's requests get their era (see EraPolicy). Default by
+   * transport: 'legacy' for sse and http (sessions are a legacy notion),
+   * 'per-connection' for everything else.
+   */
+  readonly era?: EraPolicy;
 }
 
 export interface HandleMessageOptions {
@@ -193,6 +200,9 @@ export class McpServer {
    */
   connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
     const principal = this.checkPrincipal(options.principal);
+    if (options.era !== undefined && !ERA_POLICIES.includes(options.era)) {
+      throw new ConfigError('era', `era must be one of ${ERA_POLICIES.join(', ')}`);
+    }
     return new Observable<OutboundMessage>((subscriber) => {
       const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
       const origin: Origin = {
@@ -201,10 +211,12 @@ export class McpServer {
         peer: state.peer,
         ...withPrincipal(state.principal),
         mode: 'reply',
-        // stdio, ws and sse connections answer nothing but initialize and ping until initialized.
-        gate: initializationGateFor(state.transport),
+        // Pinned per connection, or legacy only (sse, http); stdio, ws and sse legacy traffic waits for initialize.
+        eraDecision: eraDecisionFor(options.era ?? defaultEraPolicy(state.transport), state.transport),
       };
-      const pushes = outbox(state, this.broadcasts).subscribe((message) => subscriber.next(message));
+      // A modern connection is sent replies, its requests' notifications and its listen streams only: no broadcasts.
+      const broadcasts$ = this.broadcasts.pipe(filter(() => origin.eraDecision?.pinned !== 'modern'));
+      const pushes = outbox(state, broadcasts$).subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(
         this.core,
         origin,

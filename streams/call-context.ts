@@ -12,11 +12,13 @@ import { checkRequestedSchema } from '../lib/elicitation-schema.js';
 import { ClientCapabilityError } from '../lib/errors.js';
 import type { LogLevel } from '../lib/log-levels.js';
 import { untilAborted } from '../lib/until-aborted.js';
-import { isPlainObject, notification, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
-import { withRelatedRequest } from '../lib/protocol/related.js';
+import { isPlainObject, notification, type JsonRpcId } from '../lib/protocol/jsonrpc.js';
+import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { CompletionContext } from '../lib/resource-def.js';
 import type { ClientCapabilities } from './capability-table.js';
 import type { LazyAbort } from './lazy-abort.js';
+import { modernChannel } from './modern/client-channel.js';
+import { pushForRequest } from './push-for-request.js';
 import type { RequestScope, ServerCore } from './server-core.js';
 
 export function authorizationContext(scope: RequestScope): AuthorizationContext {
@@ -26,8 +28,85 @@ export function authorizationContext(scope: RequestScope): AuthorizationContext 
 }
 
 /**
+ * How a callback talks back to its client: log lines, and requests to the
+ * client (elicitation, sampling, roots). Legacy and modern requests differ
+ * here and only here (modern/client-channel.ts), so the context is one class.
+ */
+export interface ClientChannel {
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  elicit(params: ElicitParams): Promise<ElicitResult>;
+  sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
+}
+
+/** The legacy era: the connection's log level (outbox.ts) and what it advertised at initialize. */
+class LegacyChannel implements ClientChannel {
+  constructor(
+    private readonly core: ServerCore,
+    private readonly scope: RequestScope,
+    private readonly abort: LazyAbort,
+  ) {}
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    pushForRequest(this.core, this.scope, notification('notifications/message', logger === undefined ? { level, data } : { level, logger, data }));
+  }
+
+  async elicit(params: ElicitParams): Promise<ElicitResult> {
+    const elicitation = this.capability('elicitation');
+    if (params.mode === 'url') {
+      this.requireCapability('elicitation.url', 'be sent to a URL', isPlainObject(elicitation?.url));
+    } else {
+      // A client that advertised `elicitation: {}` (the 2025-06-18 shape) supports form mode.
+      const formSupported = elicitation !== undefined && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
+      this.requireCapability('elicitation', 'be asked for input', formSupported);
+      const problem = checkRequestedSchema(params.requestedSchema);
+      if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
+    }
+    return this.ask<ElicitResult>('elicitation/create', { ...params }, this.core.options.elicitationTimeoutMs);
+  }
+
+  async sample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    this.requireCapability('sampling', 'be asked to sample', this.capability('sampling') !== undefined);
+    return this.ask('sampling/createMessage', params, this.core.options.clientRequestTimeoutMs);
+  }
+
+  async listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
+    this.requireCapability('roots', 'list its roots', this.capability('roots') !== undefined);
+    return this.ask('roots/list', {}, this.core.options.clientRequestTimeoutMs);
+  }
+
+  private capability(name: keyof ClientCapabilities): Record<string, unknown> | undefined {
+    const value = this.core.capabilities.get(this.scope.connId)?.[name];
+    return isPlainObject(value) ? value : undefined;
+  }
+
+  private requireCapability(name: string, what: string, present: boolean): void {
+    if (!present || !this.core.connections.isLive(this.scope.connId)) {
+      throw new ClientCapabilityError(`the client did not advertise ${name} (or cannot receive requests), so it cannot ${what}`);
+    }
+  }
+
+  private ask<T>(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<T> {
+    const request$ = this.core.clientRequests.send({
+      owner: this.scope.connId,
+      method,
+      params,
+      timeoutMs,
+      push: (message) => pushForRequest(this.core, this.scope, message),
+    });
+    return untilAborted(request$, this.abort.signal) as Promise<T>;
+  }
+}
+
+/** The channel for a request of either era. */
+function channelFor(core: ServerCore, scope: RequestScope, abort: LazyAbort): ClientChannel {
+  return scope.era === 'modern' ? modernChannel(core, scope) : new LegacyChannel(core, scope, abort);
+}
+
+/**
  * One per callback. A class rather than an object of closures: most calls
- * never use these methods, and a call should not pay for making them.
+ * never use these methods, and a call should not pay for making them (the
+ * client channel too is made on first use).
  */
 class RequestCallContext implements CallContext {
   readonly connId: ConnId;
@@ -36,11 +115,14 @@ class RequestCallContext implements CallContext {
   declare readonly principal?: Principal;
   readonly requestId: JsonRpcId;
   readonly meta: Record<string, unknown> | undefined;
+  readonly era: Era;
+  readonly modern: ModernRequest | undefined;
 
   // Truly private: a handler sees the context's contract, not the server's state.
   readonly #core: ServerCore;
   readonly #scope: RequestScope;
   readonly #abort: LazyAbort;
+  #channel: ClientChannel | undefined;
 
   constructor(core: ServerCore, scope: RequestScope, abort: LazyAbort) {
     this.#core = core;
@@ -52,6 +134,8 @@ class RequestCallContext implements CallContext {
     this.requestId = scope.id;
     const meta = scope.params?._meta;
     this.meta = isPlainObject(meta) ? meta : undefined;
+    this.era = scope.era;
+    this.modern = scope.modern;
   }
 
   get signal(): AbortSignal {
@@ -64,61 +148,28 @@ class RequestCallContext implements CallContext {
     const params: Record<string, unknown> = { progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.#push(notification('notifications/progress', params));
+    pushForRequest(this.#core, this.#scope, notification('notifications/progress', params));
   }
 
   log(level: LogLevel, data: unknown, logger?: string): void {
-    this.#push(notification('notifications/message', logger === undefined ? { level, data } : { level, logger, data }));
+    this.#client().log(level, data, logger);
   }
 
-  async elicit(params: ElicitParams): Promise<ElicitResult> {
-    const elicitation = this.#capability('elicitation');
-    if (params.mode === 'url') {
-      this.#requireCapability('elicitation.url', 'be sent to a URL', isPlainObject(elicitation?.url));
-    } else {
-      // A client that advertised `elicitation: {}` (the 2025-06-18 shape) supports form mode.
-      const formSupported = elicitation !== undefined && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
-      this.#requireCapability('elicitation', 'be asked for input', formSupported);
-      const problem = checkRequestedSchema(params.requestedSchema);
-      if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
-    }
-    return this.#ask<ElicitResult>('elicitation/create', { ...params }, this.#core.options.elicitationTimeoutMs);
+  elicit(params: ElicitParams): Promise<ElicitResult> {
+    return this.#client().elicit(params);
   }
 
-  async sample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    this.#requireCapability('sampling', 'be asked to sample', this.#capability('sampling') !== undefined);
-    return this.#ask('sampling/createMessage', params, this.#core.options.clientRequestTimeoutMs);
+  sample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.#client().sample(params);
   }
 
-  async listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
-    this.#requireCapability('roots', 'list its roots', this.#capability('roots') !== undefined);
-    return this.#ask('roots/list', {}, this.#core.options.clientRequestTimeoutMs);
+  listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
+    return this.#client().listRoots();
   }
 
-  #push(message: JsonRpcRequest | JsonRpcNotification): void {
-    this.#core.connections.push(this.#scope.connId, withRelatedRequest(message, this.#scope.id));
-  }
-
-  #capability(name: keyof ClientCapabilities): Record<string, unknown> | undefined {
-    const value = this.#core.capabilities.get(this.#scope.connId)?.[name];
-    return isPlainObject(value) ? value : undefined;
-  }
-
-  #requireCapability(name: string, what: string, present: boolean): void {
-    if (!present || !this.#core.connections.isLive(this.#scope.connId)) {
-      throw new ClientCapabilityError(`the client did not advertise ${name} (or cannot receive requests), so it cannot ${what}`);
-    }
-  }
-
-  #ask<T>(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<T> {
-    const request$ = this.#core.clientRequests.send({
-      owner: this.#scope.connId,
-      method,
-      params,
-      timeoutMs,
-      push: (message) => this.#push(message),
-    });
-    return untilAborted(request$, this.#abort.signal) as Promise<T>;
+  #client(): ClientChannel {
+    this.#channel ??= channelFor(this.#core, this.#scope, this.#abort);
+    return this.#channel;
   }
 }
 

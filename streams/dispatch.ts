@@ -12,13 +12,14 @@
  * answered with an internal error (logged, details never sent), so no input
  * can take a connection, let alone the process, down with it.
  */
-import { of, type Observable } from 'rxjs';
+import { map, of, type Observable } from 'rxjs';
 import { methodNotFound } from '../lib/errors.js';
 import { isJsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from './call-telemetry.js';
 import { firstReply } from './cancellation.js';
-import { classifyMessage, type Classified } from './classify-message.js';
-import { METHODS, UNCANCELLABLE } from './methods/index.js';
+import { classifyMessage } from './classify-message.js';
+import { perMessageEra, type Decided } from './era-decision.js';
+import { ERAS } from './eras.js';
 import { pipelineFailure, reportPipelineFailure } from './pipeline-failure.js';
 import type { Origin, RequestScope, ServerCore } from './server-core.js';
 
@@ -37,10 +38,9 @@ function isCancellableId(value: unknown): value is string | number {
 }
 
 export function dispatch(core: ServerCore, message: unknown, origin: Origin): Observable<JsonRpcResponse | null> {
-  let classified: Classified;
+  let classified: Decided;
   try {
-    classified = classifyMessage(message);
-    if (origin.gate !== undefined) classified = origin.gate.screen(classified);
+    classified = (origin.eraDecision ?? perMessageEra()).decide(classifyMessage(message));
   } catch (error) {
     // Only a direct caller's object can make the envelope check throw (a getter, a Proxy).
     return of(pipelineFailure(core, origin.connId, null, error));
@@ -54,7 +54,7 @@ export function dispatch(core: ServerCore, message: unknown, origin: Origin): Ob
   }
 }
 
-function route(core: ServerCore, classified: Classified, origin: Origin, message: unknown): Observable<JsonRpcResponse | null> {
+function route(core: ServerCore, classified: Decided, origin: Origin, message: unknown): Observable<JsonRpcResponse | null> {
   switch (classified.kind) {
     case 'invalid':
       return of(classified.reply);
@@ -70,7 +70,8 @@ function route(core: ServerCore, classified: Classified, origin: Origin, message
       onNotification(core, origin, classified.method, classified.params);
       return NO_REPLY;
     case 'request': {
-      const handler = METHODS.get(classified.method);
+      const era = ERAS[classified.era];
+      const handler = era.methods.get(classified.method);
       if (handler === undefined) return of(methodNotFound(classified.id, classified.method));
       const scope: RequestScope = {
         connId: origin.connId,
@@ -81,10 +82,13 @@ function route(core: ServerCore, classified: Classified, origin: Origin, message
         id: classified.id,
         method: classified.method,
         params: classified.params,
+        era: classified.era,
+        ...(classified.modern === undefined ? {} : { modern: classified.modern }),
       };
-      const reply$ = handler(core, scope);
+      const encode = era.encode;
+      const reply$ = encode === null ? handler(core, scope) : handler(core, scope).pipe(map((reply) => encode(core, scope, reply)));
       const recover = (error: unknown) => pipelineFailure(core, scope.connId, scope.id, error);
-      const first$ = UNCANCELLABLE.has(scope.method)
+      const first$ = era.uncancellable.has(scope.method)
         ? firstReply(reply$, undefined, recover)
         : firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id }, recover);
       return withCallTelemetry(core, scope, message, first$);

@@ -16,8 +16,9 @@
  *
  * Not gated: direct callers (`handleMessage`, `request`, `subscribe`), the
  * in-memory transport, and Streamable HTTP, whose `initialize` mints the
- * session every other POST must name. The stateless 2026-07-28 era changes
- * this again (no initialize at all).
+ * session every other POST must name. The gate screens legacy traffic only:
+ * the era decision (era-decision.ts) owns it, and a modern (2026-07-28)
+ * request, which has no initialize at all, never reaches it.
  */
 import type { TransportKind } from '../lib/context.js';
 import { invalidRequest } from '../lib/errors.js';

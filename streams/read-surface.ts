@@ -3,14 +3,17 @@
  * the in-flight bounds and the callback timeout): the read gate, then the
  * method's own work. A deny is JSON-RPC -32090; an ask is a deny too, since a
  * read surface cannot wait for a human; a busy, timed-out or crashed worker
- * is -32603 "MCP callback failed". resources/read, prompts/get and
- * completion/complete pass their work through the server's middleware.
+ * is -32603 "MCP callback failed"; a callback that only needed the
+ * client's input on a modern request is answered by modern/input-needed.ts.
+ * resources/read, prompts/get and completion/complete pass their work
+ * through the server's middleware.
  */
 import type { Observable } from 'rxjs';
 import { DENY_DETAIL } from '../lib/deny-details.js';
 import { callbackFailed, readDenied } from '../lib/errors.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { authorize } from './authorize.js';
+import { inputNeededReply } from './modern/input-needed.js';
 import { authorizationContext } from './call-context.js';
 import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
@@ -38,6 +41,8 @@ export function readSurface(
       }),
     (outcome) => {
       if (outcome.ok) return outcome.value;
+      const needed = inputNeededReply(core, scope, outcome.error);
+      if (needed !== undefined) return needed;
       reportFailure(core, scope, outcome);
       return callbackFailed(scope.id, scope.method, outcome.reason);
     },

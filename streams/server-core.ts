@@ -8,13 +8,14 @@ import type { ConnId, TransportKind } from '../lib/context.js';
 import type { ServerEvent } from '../lib/events.js';
 import type { ResolvedOptions } from '../lib/options.js';
 import type { JsonRpcId, JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { Observable } from 'rxjs';
 import type { Admission } from './admission.js';
 import type { Cancellations } from './cancellation.js';
 import type { CapabilityTable } from './capability-table.js';
 import type { ClientRequests } from './client-requests.js';
 import type { DeadlineQueue } from './deadline-queue.js';
-import type { InitializationGate } from './initialization-gate.js';
+import type { EraDecision } from './era-decision.js';
 import type { ListenHub } from './listen-hub.js';
 import type { Connections } from './connections.js';
 import type { ParkingLot } from './parking.js';
@@ -58,14 +59,22 @@ export interface Origin {
   /** The verified caller, set by the transport or the embedding application; never read from a message. */
   readonly principal?: Principal;
   readonly mode: 'reply' | 'push';
-  /** The connection's initialization phase, on transports that enforce it (see initialization-gate.ts). */
-  readonly gate?: InitializationGate;
+  /**
+   * How this connection's requests get their era (era-decision.ts), the
+   * legacy initialization phase included; undefined: each request by its own
+   * claim (direct callers).
+   */
+  readonly eraDecision?: EraDecision;
 }
 
 export interface RequestScope extends Origin {
   readonly id: JsonRpcId;
   readonly method: string;
   readonly params: Record<string, unknown> | undefined;
+  /** The era this request is served under, decided before any method runs (see lib/protocol/modern.ts). */
+  readonly era: Era;
+  /** The modern request's validated envelope; present exactly when `era` is 'modern'. */
+  readonly modern?: ModernRequest;
 }
 
 /** A method emits exactly one reply, or `null` where the contract answers none (a parked call in push mode). */

@@ -4,7 +4,6 @@ import { complete } from './completion.js';
 import { initialize, ping } from './initialize.js';
 import { setLevel } from './logging.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { listen } from './subscriptions-listen.js';
 import { listResourceTemplates, listResources, readResource, subscribeResource, unsubscribeResource } from './resources.js';
 import { callTool } from './tools-call.js';
 import { listTools } from './tools-list.js';
@@ -23,8 +22,6 @@ export const METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, Metho
   ['prompts/get', getPrompt],
   ['completion/complete', complete],
   ['logging/setLevel', setLevel],
-  // Answers only modern requests; a legacy one gets -32601 as if it were not here (see subscriptions-listen.ts).
-  ['subscriptions/listen', listen],
 ]);
 
 /** Methods a client may not cancel. */

@@ -2,11 +2,13 @@
  * tools/call, in the contract's order:
  * 1. the sensitive backstop (no authorizer + sensitive tool: deny);
  * 2. in a worker, the tool authorizer, and on allow the handler itself;
- * 3. an unknown tool is -32601 unless `unknownToolReply` names it;
+ * 3. an unknown tool is -32601 unless `unknownToolReply` names it (-32602
+ *    on the modern wire, modern/encode.ts);
  * 4. the handler's outcome as a CallToolResult, through the server's
  *    middleware when it has any (see through-middleware.ts).
- * An ask parks the call (see ask-user.ts); an approved call runs in a fresh
- * worker under the same bounds.
+ * An ask parks the call on a legacy request (see ask-user.ts), and an
+ * approved call runs in a fresh worker under the same bounds; on a modern
+ * request see modern/input-needed.ts.
  */
 import { of, type Observable } from 'rxjs';
 import type { Verdict } from '../../lib/authorizers.js';
@@ -24,6 +26,7 @@ import { thenEventual, type Eventual } from '../eventual.js';
 import { askUser } from './ask-user.js';
 import { runTool, toolResponse } from '../run-tool.js';
 import type { StagedResponse } from '../through-middleware.js';
+import { askOverModern, inputNeededReply } from '../modern/input-needed.js';
 
 /** The authorizer's answer when it was not a plain allow for a known tool: what to do instead of running it. */
 class Refusal {
@@ -63,6 +66,8 @@ export const callTool: MethodHandler = (core, scope) => {
       ),
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse | null> => {
       if (!outcome.ok) {
+        const needed = inputNeededReply(core, scope, outcome.error);
+        if (needed !== undefined) return needed;
         reportFailure(core, scope, outcome);
         return resultResponse(scope.id, callbackFailedToolResult(outcome.reason));
       }
@@ -71,7 +76,8 @@ export const callTool: MethodHandler = (core, scope) => {
       reportAuthorizerFault(core, scope, verdict);
       if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
       if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
-      return askUser(core, scope, tool, args, verdict.prompt);
+      // A legacy client is asked with elicitation/create; a modern one cannot be sent a request.
+      return (scope.era === 'modern' ? askOverModern : askUser)(core, scope, tool, args, verdict.prompt);
     },
   );
 };

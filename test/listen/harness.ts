@@ -5,7 +5,7 @@
  * a resource template and a tool on a given scheduler.
  */
 import { filter, type Observable, type SchedulerLike } from 'rxjs';
-import { createServer, Registry, type ServerOptions, type McpServer } from '../../lib/index.js';
+import { createServer, PACKAGE_VERSION, Registry, type ServerOptions, type McpServer } from '../../lib/index.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 
 export type Msg = Record<string, unknown>;
@@ -46,10 +46,13 @@ export const promptsChanged = (id: unknown): Msg => tagged(id, 'notifications/pr
 export const resourcesChanged = (id: unknown): Msg => tagged(id, 'notifications/resources/list_changed');
 export const updated = (id: unknown, uri: string): Msg => tagged(id, 'notifications/resources/updated', { uri });
 
+/** serverInfo as the modern encode step stamps it on every result (default name and version). */
+export const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'rxmcp', version: PACKAGE_VERSION } };
+
 export const closedResult = (id: unknown): Msg => ({
   jsonrpc: '2.0',
   id,
-  result: { resultType: 'complete', _meta: { [SUB]: id } },
+  result: { resultType: 'complete', _meta: { [SUB]: id, ...SERVER_INFO } },
 });
 
 /** The messages of subscription `id` on a connection: those tagged with it, and the replies to it. */

@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { timer, map } from 'rxjs';
 import { denyAll } from '../../lib/index.js';
 import { newTestScheduler } from '../marbles/harness.js';
-import { ack, cancelled, listen, listenServer, modernOnly, type Msg } from './harness.js';
+import { ack, cancelled, listen, listenServer, MODERN_META, modernOnly, SERVER_INFO, type Msg } from './harness.js';
 
 const tooMany = (id: unknown, scope: 'connection' | 'server', max: number): Msg => ({
   jsonrpc: '2.0',
@@ -146,10 +146,11 @@ describe('subscriptions/listen: bounds', () => {
       ts.run(({ hot, expectObservable }) => {
         const server = listenServer(ts, { maxInFlight: 1, maxInFlightPerConnection: 1, maxInFlightPerPeer: 1, readAuthorizer });
         server.registry.registerTool({ name: 'slow', handler: () => timer(5, ts).pipe(map(() => 'slow done')) });
-        const inbound = hot('-lc', { l: listen(1, {}), c: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow' } } });
+        const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', _meta: MODERN_META } };
+        const inbound = hot('-lc', { l: listen(1, {}), c: call });
         expectObservable(server.connect('c', inbound, { transport: 'memory' }).pipe(modernOnly)).toBe('-a-----r', {
           a: ack(1, {}),
-          r: { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'slow done' }] } },
+          r: { jsonrpc: '2.0', id: 2, result: { resultType: 'complete', content: [{ type: 'text', text: 'slow done' }], _meta: SERVER_INFO } },
         });
       });
     }
@@ -171,7 +172,7 @@ describe('subscriptions/listen: bounds', () => {
         r: {
           jsonrpc: '2.0',
           id: 1,
-          error: expect.objectContaining({ code: -32090, data: expect.objectContaining({ method: 'subscriptions/listen' }) }),
+          error: expect.objectContaining({ code: -31090, data: expect.objectContaining({ method: 'subscriptions/listen' }) }),
         },
       });
     });

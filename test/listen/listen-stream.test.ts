@@ -10,6 +10,7 @@ import { describe, expect, test } from 'vitest';
 import type { CallContext, OutboundMessage } from '../../lib/index.js';
 import { newTestScheduler } from '../marbles/harness.js';
 import {
+  MODERN_META,
   SUB,
   ack,
   listen,
@@ -177,7 +178,8 @@ describe('subscriptions/listen: the stream', () => {
         },
       };
       const server = listenServer(ts, { registry: listenRegistry().registerTool(chatty) });
-      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatty', _meta: { progressToken: 't' } } };
+      const _meta = { ...MODERN_META, 'io.modelcontextprotocol/logLevel': 'debug', progressToken: 't' };
+      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatty', _meta } };
       const inbound = hot('-lc', { l: listen(1, { toolsListChanged: true, resourcesListChanged: true }), c: call });
       server.connect('c', inbound, { transport: 'memory' }).subscribe((m) => seen.push(m));
     });
@@ -187,19 +189,21 @@ describe('subscriptions/listen: the stream', () => {
     expect(tags).toEqual([1, undefined, undefined, undefined]);
   });
 
-  test('a legacy request (no modern protocol version in _meta) still gets -32601 Unknown method', () => {
+  test('a legacy request (no modern protocol version in _meta) still gets -32601 Unknown method', async () => {
     const ts = newTestScheduler();
+    const unknown = (id: number) => ({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Unknown method: subscriptions/listen' } });
+    let server!: ReturnType<typeof listenServer>;
     ts.run(({ hot, expectObservable }) => {
-      const server = listenServer(ts);
-      const legacy = { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' };
-      const inbound = hot('-lmn', {
+      server = listenServer(ts);
+      const inbound = hot('-ln', {
         l: { jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } } },
-        m: listen(2, { toolsListChanged: true }, legacy),
         n: { jsonrpc: '2.0', id: 3, method: 'subscriptions/listen' },
       });
-      const unknown = (id: number) => ({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Unknown method: subscriptions/listen' } });
-      expectObservable(server.connect('c', inbound, { transport: 'memory' })).toBe('-abc', { a: unknown(1), b: unknown(2), c: unknown(3) });
+      expectObservable(server.connect('c', inbound, { transport: 'memory' })).toBe('-ab', { a: unknown(1), b: unknown(3) });
     });
+    const direct = { jsonrpc: '2.0', id: 4, method: 'subscriptions/listen', params: { notifications: {} } };
+    expect(await server.handleMessage(direct, { connId: 'direct' })).toEqual(unknown(4));
+    expect(server.stats().listens).toBe(0);
   });
 
   test('the stream messages are plain JSON: the marks the pipeline reads do not serialise', () => {

@@ -1,0 +1,170 @@
+/**
+ * The era decision: which protocol era each request is served under, made
+ * once, here, before any method is looked up. Its answer for a request is
+ * `{ era: 'legacy' }`, `{ era: 'modern', modern }` (the validated envelope)
+ * or the error that request earns; every other message passes through (or
+ * is dropped by the legacy initialization phase, initialization-gate.ts).
+ *
+ * A request claims the modern era with
+ * `params._meta["io.modelcontextprotocol/protocolVersion"]`; a claim with a
+ * bad envelope is answered by modern/envelope.ts and never served as legacy.
+ * Three policies (EraPolicy, chosen per connection in McpServer.connect):
+ *
+ * - per-connection (stdio, WebSocket, in-memory, custom): the connection is
+ *   open until its first request other than a `server/discover` probe; a
+ *   claim pins it modern, no claim (`initialize`, a `ping`) pins it legacy.
+ *   A valid probe is answered without pinning (a client may probe, then
+ *   still fall back to initialize); a request whose envelope is refused pins
+ *   nothing. Only requests pin: a response answers nothing before a pin and
+ *   a notification is dropped or harmless.
+ *   Pinned modern: a claim-less `initialize` is -32022 naming the modern
+ *   revisions (no falling back once modern is confirmed); any other
+ *   claim-less request is -32602 (its envelope is missing).
+ *   Pinned legacy: exactly the legacy behaviour for claim-less messages;
+ *   `server/discover` is -32601 (no legacy method of that name) and any
+ *   other claiming request is -32600 (this connection is legacy).
+ * - per-message (direct callers, a per-request HTTP classifier): a claim
+ *   makes that request modern, no claim legacy; nothing is remembered.
+ * - legacy (legacy HTTP+SSE, streamable HTTP sessions): pinned legacy from
+ *   the start.
+ *
+ * The legacy initialization phase (stdio, ws, sse) applies to legacy
+ * traffic only, exactly as before the modern era existed.
+ *
+ * A connection pinned modern gets no broadcasts (server.notify, list_changed):
+ * the modern era sends only replies, notifications of a request in flight,
+ * and notifications on a subscriptions/listen stream (McpServer.connect).
+ */
+import type { TransportKind } from '../lib/context.js';
+import { invalidParams, invalidRequest, methodNotFound, unsupportedProtocolVersion } from '../lib/errors.js';
+import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
+import { hasModernClaim, MODERN_META, MODERN_PROTOCOL_VERSIONS, type Era, type EraPolicy, type ModernRequest } from '../lib/protocol/modern.js';
+import type { Classified } from './classify-message.js';
+import { initializationGateFor, type InitializationGate } from './initialization-gate.js';
+import { isEnvelopeError, readEnvelope } from './modern/envelope.js';
+
+type ClassifiedRequest = Extract<Classified, { kind: 'request' }>;
+
+/** A request with its era decided. */
+export interface DecidedRequest extends ClassifiedRequest {
+  readonly era: Era;
+  readonly modern?: ModernRequest;
+}
+
+export type Decided = Exclude<Classified, { kind: 'request' }> | DecidedRequest;
+
+export interface EraDecision {
+  decide(classified: Classified): Decided;
+  /** The era the connection is pinned to; undefined while open (or when each message decides). */
+  readonly pinned: Era | undefined;
+}
+
+export const DISCOVER = 'server/discover';
+
+const LEGACY_CONNECTION =
+  'Invalid Request: this connection speaks the legacy protocol (it began without io.modelcontextprotocol/protocolVersion); open a new connection for modern requests';
+
+function legacy(request: ClassifiedRequest): DecidedRequest {
+  return { ...request, era: 'legacy' };
+}
+
+/** A claiming request: modern with its envelope, or the envelope's error. */
+function modern(request: ClassifiedRequest): Decided {
+  const envelope = readEnvelope(request.id, request.params);
+  if (isEnvelopeError(envelope)) return { kind: 'invalid', reply: envelope };
+  return { ...request, era: 'modern', modern: envelope };
+}
+
+/** What a claim-less request gets on a modern-pinned connection. */
+function claimMissing(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): Decided {
+  if (method === 'initialize') {
+    return { kind: 'invalid', reply: unsupportedProtocolVersion(id, MODERN_PROTOCOL_VERSIONS, params?.protocolVersion ?? 'initialize') };
+  }
+  const key = MODERN_META.protocolVersion;
+  return {
+    kind: 'invalid',
+    reply: invalidParams(id, `Invalid params: _meta["${key}"] is required (this connection speaks the modern protocol)`, { key }),
+  };
+}
+
+/** Each request by its own claim; nothing remembered. */
+class PerMessage implements EraDecision {
+  readonly pinned = undefined;
+
+  decide(classified: Classified): Decided {
+    if (classified.kind !== 'request') return classified;
+    return hasModernClaim(classified.params) ? modern(classified) : legacy(classified);
+  }
+}
+
+/** Legacy traffic as it always was (with the initialization phase where the transport has one); claims refused. */
+class LegacyOnly implements EraDecision {
+  readonly pinned = 'legacy';
+
+  constructor(private readonly gate: InitializationGate | undefined) {}
+
+  decide(classified: Classified): Decided {
+    if (classified.kind === 'request' && hasModernClaim(classified.params)) {
+      if (classified.method === DISCOVER) return { kind: 'invalid', reply: methodNotFound(classified.id, DISCOVER) };
+      return { kind: 'invalid', reply: invalidRequest(classified.id, LEGACY_CONNECTION) };
+    }
+    const screened = this.gate === undefined ? classified : this.gate.screen(classified);
+    return screened.kind === 'request' ? legacy(screened) : screened;
+  }
+}
+
+/** Open until the first request other than a discover probe; then pinned for the connection's life. */
+class PerConnection implements EraDecision {
+  #pinned: Era | undefined;
+  private readonly legacyOnly: LegacyOnly;
+
+  constructor(gate: InitializationGate | undefined) {
+    this.legacyOnly = new LegacyOnly(gate);
+  }
+
+  get pinned(): Era | undefined {
+    return this.#pinned;
+  }
+
+  decide(classified: Classified): Decided {
+    if (this.#pinned === 'legacy') return this.legacyOnly.decide(classified);
+    if (this.#pinned === 'modern') {
+      if (classified.kind !== 'request') return classified;
+      return hasModernClaim(classified.params) ? modern(classified) : claimMissing(classified.id, classified.method, classified.params);
+    }
+    if (classified.kind !== 'request') return this.legacyOnly.decide(classified);
+    if (!hasModernClaim(classified.params)) {
+      this.#pinned = 'legacy';
+      return this.legacyOnly.decide(classified);
+    }
+    const decided = modern(classified);
+    if (decided.kind === 'request' && decided.method !== DISCOVER) this.#pinned = 'modern';
+    return decided;
+  }
+}
+
+const PER_MESSAGE: EraDecision = new PerMessage();
+
+/** The default policy for a connection declared as `transport`. */
+export function defaultEraPolicy(transport: TransportKind): EraPolicy {
+  return transport === 'sse' || transport === 'http' ? 'legacy' : 'per-connection';
+}
+
+/** A fresh decision for one connection (the legacy initialization phase included where `transport` has one). */
+export function eraDecisionFor(policy: EraPolicy, transport: TransportKind): EraDecision {
+  switch (policy) {
+    case 'per-message':
+      return PER_MESSAGE;
+    case 'legacy':
+      return new LegacyOnly(initializationGateFor(transport));
+    case 'per-connection':
+      return new PerConnection(initializationGateFor(transport));
+  }
+}
+
+/** The decision direct callers get (handleMessage, request): per message. */
+export function perMessageEra(): EraDecision {
+  return PER_MESSAGE;
+}
+
+export const ERA_POLICIES: readonly EraPolicy[] = ['per-connection', 'per-message', 'legacy'];

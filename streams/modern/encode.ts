@@ -1,0 +1,69 @@
+/**
+ * encodeModernReply: the modern wire's shape of a reply, in one step for
+ * every modern request, so no method handler knows which era it serves.
+ *
+ * Results:
+ * - `resultType` on every result: the handler's own when it is one the core
+ *   defines (`complete`, `input_required`), else `complete`;
+ * - `_meta["io.modelcontextprotocol/serverInfo"]` on every result (the
+ *   result's own `_meta` kept);
+ * - `ttlMs` and `cacheScope` on the complete results of the six cacheable
+ *   methods (the cacheHints option), `private` whenever the result was
+ *   decided for this caller: tools/list under a tool authorizer (it lists
+ *   what the caller may call), anything under a read authorizer (the caller
+ *   was let through). A retry that carried `inputResponses` or
+ *   `requestState` gets `{ ttlMs: 0, cacheScope: 'private' }` (its result
+ *   depends on what the cache key does not hold).
+ *
+ * Errors: the read deny -32090 sits in the range 2026-07-28 reserves, so it
+ * goes out as -31090 (same message and data); an unknown tool is -32602 as
+ * the modern tools page says (the seed's -32601 stays on legacy).
+ */
+import { AUTHORIZATION_REQUIRED, AUTHORIZATION_REQUIRED_MODERN, INVALID_PARAMS, METHOD_NOT_FOUND } from '../../lib/errors.js';
+import { DEFAULT_CACHE_HINT, isCacheableMethod, type CacheHint, type CacheableMethod } from '../../lib/cache-hints.js';
+import { errorResponse, isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import { MODERN_META } from '../../lib/protocol/modern.js';
+import type { RequestScope, ServerCore } from '../server-core.js';
+
+/** The resultType values the core defines; an extension's would be added here when advertised. */
+const RESULT_TYPES: ReadonlySet<unknown> = new Set(['complete', 'input_required']);
+
+/** Error codes that differ on the modern wire: any method, then per method. */
+const MODERN_CODES: ReadonlyMap<number, number> = new Map([[AUTHORIZATION_REQUIRED, AUTHORIZATION_REQUIRED_MODERN]]);
+const MODERN_CODES_BY_METHOD: Readonly<Record<string, ReadonlyMap<number, number>>> = {
+  'tools/call': new Map([[METHOD_NOT_FOUND, INVALID_PARAMS]]),
+};
+
+function modernCode(method: string, code: number): number {
+  return MODERN_CODES_BY_METHOD[method]?.get(code) ?? MODERN_CODES.get(code) ?? code;
+}
+
+function cacheHint(core: ServerCore, scope: RequestScope, method: CacheableMethod): CacheHint {
+  const params = scope.params;
+  if (params !== undefined && (params.inputResponses !== undefined || params.requestState !== undefined)) return DEFAULT_CACHE_HINT;
+  const hint = core.options.cacheHints[method];
+  const perCaller =
+    (method === 'tools/list' && core.options.authorizer !== null) || (method !== 'server/discover' && core.options.readAuthorizer !== null);
+  return perCaller && hint.cacheScope !== 'private' ? { ttlMs: hint.ttlMs, cacheScope: 'private' } : hint;
+}
+
+export function encodeModernReply(core: ServerCore, scope: RequestScope, reply: JsonRpcResponse | null): JsonRpcResponse | null {
+  if (reply === null) return null;
+  if ('error' in reply) {
+    const code = modernCode(scope.method, reply.error.code);
+    return code === reply.error.code ? reply : errorResponse(reply.id, { ...reply.error, code });
+  }
+  const result = reply.result;
+  if (!isPlainObject(result)) return reply;
+  const resultType = RESULT_TYPES.has(result.resultType) ? (result.resultType as string) : 'complete';
+  const stamped: Record<string, unknown> = { resultType, ...result };
+  stamped.resultType = resultType;
+  if (resultType === 'complete' && isCacheableMethod(scope.method)) {
+    const hint = cacheHint(core, scope, scope.method);
+    stamped.ttlMs = hint.ttlMs;
+    stamped.cacheScope = hint.cacheScope;
+  }
+  const meta = isPlainObject(result._meta) ? result._meta : {};
+  stamped._meta = { ...meta, [MODERN_META.serverInfo]: { name: core.options.name, version: core.options.serverVersion } };
+  return resultResponse(reply.id, stamped);
+}
