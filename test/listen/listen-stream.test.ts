@@ -189,6 +189,20 @@ describe('subscriptions/listen: the stream', () => {
     expect(tags).toEqual([1, undefined, undefined, undefined]);
   });
 
+  test('a connection pinned modern by its listen hears changes on its stream only (no untagged broadcast)', () => {
+    const ts = newTestScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const server = listenServer(ts);
+      ts.schedule(() => server.registry.registerTool(tool('x')), 3);
+      ts.schedule(() => server.notify('notifications/custom'), 4);
+      const inbound = hot('-l', { l: listen(1, { toolsListChanged: true }) });
+      expectObservable(server.connect('c', inbound, { transport: 'memory' })).toBe('-a-t', {
+        a: ack(1, { toolsListChanged: true }),
+        t: toolsChanged(1),
+      });
+    });
+  });
+
   test('a legacy request (no modern protocol version in _meta) still gets -32601 Unknown method', async () => {
     const ts = newTestScheduler();
     const unknown = (id: number) => ({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Unknown method: subscriptions/listen' } });
