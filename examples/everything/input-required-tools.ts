@@ -56,7 +56,8 @@ async function askIfAble<T>(ctx: CallContext, capability: 'elicitation' | 'sampl
   try {
     return await asking();
   } catch (error) {
-    if (ctx.modern === undefined && error instanceof ClientCapabilityError) return undefined;
+    // askInputs made a legacy client's missing capability a ToolError; its cause is what says "not declared".
+    if (ctx.modern === undefined && error instanceof ToolError && error.cause instanceof ClientCapabilityError) return undefined;
     throw error;
   }
 }

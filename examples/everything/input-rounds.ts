@@ -10,11 +10,21 @@
  *   handler is the state between rounds;
  * - modern requests: the first ask rejects with InputNeededError, which the
  *   core answers -32021 until MRTR is served.
+ * A legacy client that cannot be asked, or did not answer, is the tool's
+ * error (isError, naming the method), never a crash.
  * When MRTR lands this is the one place to change: answer from the retry's
  * `inputResponses` under these keys, or end the round with all missing
  * `requests` as one `input_required` result (the keys and params as given).
  */
-import type { CallContext, ElicitParams, ElicitResult } from '../../lib/index.js';
+import {
+  ClientCapabilityError,
+  ClientRequestError,
+  InputNeededError,
+  ToolError,
+  type CallContext,
+  type ElicitParams,
+  type ElicitResult,
+} from '../../lib/index.js';
 
 export type InputRequest =
   | { readonly method: 'elicitation/create'; readonly params: ElicitParams }
@@ -40,10 +50,23 @@ async function ask(ctx: CallContext, request: InputRequest): Promise<unknown> {
   }
 }
 
-/** Every answer, keyed as asked; rejects as the context's calls do (ClientCapabilityError, ClientRequestError, InputNeededError). */
+/** A ToolError for a client that could not be asked or did not answer; an InputNeededError (modern) passes through. */
+export function asToolError(method: string, error: unknown): unknown {
+  if (error instanceof InputNeededError) return error;
+  if (error instanceof ClientCapabilityError || error instanceof ClientRequestError) return new ToolError(`${method} failed: ${error.message}`, { cause: error });
+  return error;
+}
+
+/** Every answer, keyed as asked. */
 export async function askInputs<const T extends Record<string, InputRequest>>(ctx: CallContext, requests: T): Promise<InputAnswers<T>> {
   const answers: Record<string, unknown> = {};
-  for (const [key, request] of Object.entries(requests)) answers[key] = await ask(ctx, request);
+  for (const [key, request] of Object.entries(requests)) {
+    try {
+      answers[key] = await ask(ctx, request);
+    } catch (error) {
+      throw asToolError(request.method, error);
+    }
+  }
   return answers as InputAnswers<T>;
 }
 

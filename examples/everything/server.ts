@@ -29,11 +29,11 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
   }
   const registry = new Registry();
   registerTools(registry, { scheduler: serverOptions.scheduler ?? asyncScheduler, stepDelayMs });
+  registerResources(registry);
+  registerPrompts(registry);
   registerSchemaTools(registry);
   registerInputRequiredTools(registry);
   registerStatelessTools(registry);
-  registerResources(registry);
-  registerPrompts(registry);
   return createServer({
     name: 'rxmcp-everything',
     ...serverOptions,

@@ -39,8 +39,10 @@ export function registerStatelessTools(registry: Registry): void {
     description: 'Needs the sampling client capability: asks the client to sample a short answer.',
     inputSchema: NO_ARGUMENTS,
     handler: async (_args, ctx) => {
-      const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say ok.' } }], maxTokens: 10 });
-      return `Sampling capability used: ${sampledText(result)}`;
+      const { probe } = await askInputs(ctx, {
+        probe: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say ok.' } }], maxTokens: 10 } },
+      });
+      return `Sampling capability used: ${sampledText(probe)}`;
     },
   });
 
