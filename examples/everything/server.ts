@@ -2,13 +2,17 @@
  * The conformance fixture: an MCP server with exactly the tools, resources
  * and prompts the official conformance suite's server scenarios call
  * (`@modelcontextprotocol/conformance`, `--suite all`), each answering what
- * its scenario documents. Authorization is chosen, not defaulted: everything
+ * its scenario documents (0.1.16, and 0.2.0-alpha.12 with its 2026-07-28
+ * scenarios: the input-required, stateless-diagnostic and schema tools). Authorization is chosen, not defaulted: everything
  * is allowed, explicitly, so the network boot guards let it serve.
  */
 import { asyncScheduler } from 'rxjs';
 import { allowAll, createServer, Registry, type McpServer, type ServerOptions } from '../../lib/index.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
+import { registerInputRequiredTools } from './input-required-tools.js';
+import { registerSchemaTools } from './schema-tools.js';
+import { registerStatelessTools } from './stateless-tools.js';
 import { registerTools } from './tools.js';
 
 export interface EverythingServerOptions extends Omit<ServerOptions, 'registry' | 'authorizer' | 'readAuthorizer' | 'authorizerSource'> {
@@ -27,6 +31,9 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
   registerTools(registry, { scheduler: serverOptions.scheduler ?? asyncScheduler, stepDelayMs });
   registerResources(registry);
   registerPrompts(registry);
+  registerSchemaTools(registry);
+  registerInputRequiredTools(registry);
+  registerStatelessTools(registry);
   return createServer({
     name: 'rxmcp-everything',
     ...serverOptions,

@@ -1,6 +1,6 @@
 /**
  * The fixture's tools: one per tools-call-* conformance scenario (and the
- * SEP-1613 schema, SEP-1034 and SEP-1330 elicitation, SEP-1699 reconnection
+ * SEP-1034 and SEP-1330 elicitation, SEP-1699 reconnection
  * ones), each answering exactly what its scenario documents. Delays run on
  * the server's scheduler via `pause`, so tests can drive them virtually.
  */
@@ -20,6 +20,7 @@ import {
   type Registry,
 } from '../../lib/index.js';
 import { DEFAULTS_SCHEMA, ENUMS_SCHEMA, USER_INFO_SCHEMA } from './elicitation-schemas.js';
+import { sampledText } from './input-required-tools.js';
 import { RED_PIXEL_PNG_BASE64, SILENT_WAV_BASE64 } from './media.js';
 
 export interface ToolTiming {
@@ -29,22 +30,6 @@ export interface ToolTiming {
 }
 
 const NO_ARGUMENTS = { type: 'object', properties: {} };
-
-export const JSON_SCHEMA_2020_12_INPUT = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object',
-  $defs: {
-    address: {
-      type: 'object',
-      properties: { street: { type: 'string' }, city: { type: 'string' } },
-    },
-  },
-  properties: {
-    name: { type: 'string' },
-    address: { $ref: '#/$defs/address' },
-  },
-  additionalProperties: false,
-};
 
 /** A client that cannot be asked, or did not answer, is the tool's error to report, not a crash. */
 async function askClient<T>(what: string, ask: () => Promise<T>): Promise<T> {
@@ -60,13 +45,6 @@ async function askClient<T>(what: string, ask: () => Promise<T>): Promise<T> {
 
 function elicit(ctx: CallContext, params: ElicitParams) {
   return askClient('elicitation', () => ctx.elicit(params));
-}
-
-/** The first text of a sampling result, whose content is one block or (2025-11-25) a list of them. */
-function sampledText(result: Record<string, unknown>): string {
-  const blocks = Array.isArray(result.content) ? result.content : [result.content];
-  const first = blocks.find((b): b is { type: 'text'; text: string } => typeof b === 'object' && b !== null && b.type === 'text');
-  return first?.text ?? JSON.stringify(result.content);
 }
 
 function requireString(args: Record<string, unknown>, name: string): string {
@@ -225,12 +203,5 @@ export function registerTools(registry: Registry, timing: ToolTiming): void {
       await sleep(stepDelayMs, { scheduler, signal: ctx.signal });
       return 'Reconnection test completed successfully';
     },
-  });
-
-  registry.registerTool({
-    name: 'json_schema_2020_12_tool',
-    description: 'Tool with JSON Schema 2020-12 features',
-    inputSchema: JSON_SCHEMA_2020_12_INPUT,
-    handler: (args) => `Received: ${JSON.stringify(args)}`,
   });
 }

@@ -110,6 +110,8 @@ describe.each(TRANSPORTS)("the fixture's initialize, resources, prompts and comp
           arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
         },
         { name: 'test_prompt_with_image', description: 'A prompt with an image' },
+        { name: 'test_input_required_result_prompt', description: 'A prompt that asks the user for its context first (input key user_context).' },
+        { name: 'test_list_change_marker_prompt', description: 'Re-registered by test_trigger_prompt_change, so the prompt list changes.' },
       ],
     });
   });
