@@ -4,11 +4,15 @@
  * every interface), with the socket-level guard (connection-guard.ts): caps
  * on open sockets, in all and per address, and headers, body and idle
  * timeouts on the server's scheduler. `close()` ends the handler's
- * sessions, then every socket, then the listener.
+ * sessions, then every socket, then the listener. Bound to a non-loopback
+ * address it refuses to start without an authenticator (boot-guard.ts)
+ * unless `requireAuthentication: false`.
  */
 import { createServer as createNodeServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '../../lib/server.js';
+import { requireAuthenticationOption } from '../auth-options.js';
+import { assertAuthenticationAllowed } from '../boot-guard.js';
 import { guardConnections } from '../connection-guard.js';
 import { resolveConnectionLimits, takeConnectionLimitOptions, type ConnectionLimitOptions } from '../connection-limits.js';
 import { createHttpHandler, type HttpHandler } from './handler.js';
@@ -40,6 +44,12 @@ function urlHost(host: string): string {
 export async function serveHttp(server: McpServer, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
   const [limitOptions, { port = 0, host = '127.0.0.1', ...handlerOptions }] = takeConnectionLimitOptions(options);
   const limits = resolveConnectionLimits(limitOptions);
+  assertAuthenticationAllowed({
+    host,
+    authenticated: handlerOptions.authenticator !== undefined,
+    requireAuthentication: requireAuthenticationOption(handlerOptions.requireAuthentication),
+    transport: 'HTTP',
+  });
   const handler = createHttpHandler(server, handlerOptions);
   const httpServer = createNodeServer(handler);
   const guard = guardConnections(httpServer, limits, server.scheduler, server.logger);
