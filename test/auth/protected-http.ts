@@ -6,6 +6,7 @@
  * the endpoint's scope `mcp:use`. Tokens are signed for a user and client
  * with the scopes asked.
  */
+import type { SchedulerLike } from 'rxjs';
 import { createServer, jwtBearer, Registry, type CallContext, type JwtBearerOptions, type McpServer, type ServerOptions } from '../../lib/index.js';
 import { serveHttp, type HttpServerHandle, type ServeHttpOptions } from '../../transports/index.js';
 import { epochClock, seconds, startFakeAs, T0, type FakeAs } from './fake-as.js';
@@ -50,11 +51,12 @@ export interface ProtectedHttp {
 }
 
 export async function protectedHttp(
-  options: { server?: ServerOptions; http?: ServeHttpOptions; jwt?: Partial<JwtBearerOptions> } = {},
+  options: { server?: ServerOptions; http?: ServeHttpOptions; jwt?: Partial<JwtBearerOptions>; registry?: (scheduler: SchedulerLike) => Registry } = {},
 ): Promise<ProtectedHttp> {
   const as = await startFakeAs();
   const clock = epochClock();
-  const server = createServer({ registry: protectedRegistry(), scheduler: clock.scheduler, ...options.server });
+  const registry = options.registry?.(clock.scheduler) ?? protectedRegistry();
+  const server = createServer({ registry, scheduler: clock.scheduler, ...options.server });
   const authenticator = jwtBearer({ issuer: as.issuer, audiences: [RESOURCE], jwksUri: as.jwksUri, scheduler: clock.scheduler, ...options.jwt });
   const http = await serveHttp(server, {
     port: 0,
