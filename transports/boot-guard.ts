@@ -100,10 +100,10 @@ export function authenticationRequired(options: AuthenticationGuardOptions): boo
 export function assertAuthenticationAllowed(options: AuthenticationGuardOptions): void {
   if (options.authenticated || !authenticationRequired(options)) return;
   const transport = options.transport ?? 'a network transport';
-  const where = options.host === undefined ? '' : ` on ${JSON.stringify(options.host)}, which is not a loopback address`;
+  const where = options.host === undefined ? '' : ` on ${JSON.stringify(options.host)} (not a loopback address)`;
   throw new ConfigError(
     'authenticator',
-    `refusing to serve MCP over ${transport}${where} without authentication: anyone who can reach it could call it. ` +
+    `refusing to serve MCP over ${transport} without authentication${where}: anyone who can reach it could call it. ` +
       'Pass an authenticator (e.g. authenticator: jwtBearer({ issuer, audiences }), with resource and authorizationServers), ' +
       'bind a loopback address (127.0.0.1), or pass requireAuthentication: false to serve it unauthenticated on purpose.',
   );

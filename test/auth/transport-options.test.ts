@@ -98,7 +98,7 @@ describe('the authentication boot guard', () => {
     expect(() => assertAuthenticationAllowed({ host: '0.0.0.0', authenticated: false, requireAuthentication: false })).not.toThrow();
     const error = configError(() => assertAuthenticationAllowed({ host: '0.0.0.0', authenticated: false, transport: 'HTTP' }));
     expect(error.option).toBe('authenticator');
-    expect(error.message).toMatch(/"0\.0\.0\.0", which is not a loopback address/);
+    expect(error.message).toMatch(/without authentication on "0\.0\.0\.0" \(not a loopback address\)/);
     expect(error.message).toMatch(/requireAuthentication: false/);
   });
 
