@@ -49,7 +49,8 @@ export const SCENARIOS: readonly Scenario[] = [
   echoScenario('http', 16, ['sdk', 'rxmcp', 'limit']),
   echoScenario('http', 16, ['rxmcp', 'rxmcp-auth'], {
     name: 'http-echo-auth-c16',
-    title: 'echo over Streamable HTTP, 16 outstanding, without and with JWT bearer authentication (RS256, JWKS served on 127.0.0.1 and cached): every request verified',
+    title:
+      'echo over Streamable HTTP, 16 outstanding, without and with JWT bearer authentication (RS256, JWKS served on 127.0.0.1 and cached): every request authenticated, its token verified once and then found in the cache of verified tokens',
   }),
   echoScenario('ws', 1, ['rxmcp']),
   echoScenario('ws', 16, ['rxmcp']),

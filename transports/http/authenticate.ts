@@ -26,10 +26,22 @@ export function sendChallenge(res: ResponseSink, failure: AuthFailure, auth: Res
   res.end(challenge.body);
 }
 
+/**
+ * Principals already found to hold the endpoint's scopes, per configuration:
+ * an authenticator that caches its principals (jwtBearer does) hands the same
+ * frozen one to every request of a session, so the check runs once.
+ */
+const holdsEndpointScopes = new WeakMap<ResolvedAuth, WeakSet<Principal>>();
+
 /** The endpoint scopes the principal lacks, as the 403 to send; undefined when it holds them all. */
 export function endpointScopeFailure(auth: ResolvedAuth, principal: Principal): AuthFailure | undefined {
-  if (auth.requiredScopes.length === 0 || missingScopes(principal, auth.requiredScopes).length === 0) return undefined;
-  return insufficientScope(auth.requiredScopes, 'the token lacks scopes this endpoint requires');
+  if (auth.requiredScopes.length === 0) return undefined;
+  let holders = holdsEndpointScopes.get(auth);
+  if (holders?.has(principal) === true) return undefined;
+  if (missingScopes(principal, auth.requiredScopes).length > 0) return insufficientScope(auth.requiredScopes, 'the token lacks scopes this endpoint requires');
+  if (holders === undefined) holdsEndpointScopes.set(auth, (holders = new WeakSet()));
+  holders.add(principal);
+  return undefined;
 }
 
 /**
