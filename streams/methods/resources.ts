@@ -112,11 +112,11 @@ export const subscribeResource: MethodHandler = (core, scope) => {
     return of(invalidParams(scope.id, `resources/subscribe uri is longer than ${maxLength} characters`, { maxSubscriptionUriLength: maxLength }));
   }
   return readSurface(core, scope, { uri }, () => {
+    const required = resourceScopes(core.options.registry, uri);
+    if (!scopesAllow(scope.principal, required)) return readDenied(scope.id, scope.method, insufficientScopeDetail(required));
     const state = core.connections.get(scope.connId);
     // No live subscriber: nothing could receive an update, so nothing is kept.
     if (state === undefined) return resultResponse(scope.id, {});
-    const required = resourceScopes(core.options.registry, uri);
-    if (!scopesAllow(scope.principal, required)) return readDenied(scope.id, scope.method, insufficientScopeDetail(required));
     const refusal = subscriptionRefusal(core, state, uri);
     if (refusal !== null) return invalidParams(scope.id, refusal, { uri });
     core.connections.subscribeResource(state, uri);
