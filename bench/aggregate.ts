@@ -99,6 +99,7 @@ export function summarize(scenario: Scenario, records: readonly RunRecord[]): Sc
   const ratios = [
     scenario.servers.includes('sdk') ? ratio(records, metrics, 'rxmcp', 'sdk', 'rxmcp / SDK') : undefined,
     scenario.servers.includes('limit') ? ratio(records, metrics, 'rxmcp', 'limit', 'rxmcp / limit') : undefined,
+    scenario.servers.includes('rxmcp-auth') ? ratio(records, metrics, 'rxmcp-auth', 'rxmcp', 'with auth / without') : undefined,
   ].filter((r): r is RatioSummary => r !== undefined);
   const errors = records.flatMap((r) => {
     const first = r.measurement?.firstError;

@@ -30,12 +30,12 @@ export interface Scenario {
 
 const ECHO_MAX_MS = 15_000;
 
-function echoScenario(wire: Wire, concurrency: number, servers: readonly ServerKind[]): Scenario {
+function echoScenario(wire: Wire, concurrency: number, servers: readonly ServerKind[], variant?: { name: string; title: string }): Scenario {
   const full = concurrency === 1 ? { calls: 5_000, warmup: 1_000 } : { calls: 20_000, warmup: 2_000 };
   const quick = concurrency === 1 ? { calls: 1_000, warmup: 200 } : { calls: 3_000, warmup: 500 };
   return {
-    name: `${wire}-echo-c${concurrency}`,
-    title: `echo over ${wire}, ${concurrency} outstanding`,
+    name: variant?.name ?? `${wire}-echo-c${concurrency}`,
+    title: variant?.title ?? `echo over ${wire}, ${concurrency} outstanding`,
     wire,
     servers,
     run: (target, isQuick) => runEcho(target, { concurrency, ...(isQuick ? quick : full), maxMs: ECHO_MAX_MS }),
@@ -47,6 +47,11 @@ export const SCENARIOS: readonly Scenario[] = [
   echoScenario('stdio', 16, ['sdk', 'rxmcp', 'limit']),
   echoScenario('http', 1, ['sdk', 'rxmcp', 'limit']),
   echoScenario('http', 16, ['sdk', 'rxmcp', 'limit']),
+  echoScenario('http', 16, ['rxmcp', 'rxmcp-auth'], {
+    name: 'http-echo-auth-c16',
+    title:
+      'echo over Streamable HTTP, 16 outstanding, without and with JWT bearer authentication (RS256, JWKS served on 127.0.0.1 and cached): every request authenticated, its token verified once and then found in the cache of verified tokens',
+  }),
   echoScenario('ws', 1, ['rxmcp']),
   echoScenario('ws', 16, ['rxmcp']),
   {

@@ -60,6 +60,8 @@ export type { CustomVerify, CustomVerdict, StaticTokensOptions } from './auth/cu
 export { protectedResourceMetadata, wellKnownPaths } from './auth/resource-metadata.js';
 export type { ProtectedResourceMetadata, ProtectedResourceMetadataOptions, WellKnownPaths } from './auth/resource-metadata.js';
 export { hasScopes, missingScopes, requireScopes, byPrincipal, allOf } from './auth/scopes.js';
+export { AuthenticatedMessage } from './auth/authenticated.js';
+export { declaredScopes, targetScopes } from './auth/target-scopes.js';
 export type { ScopeHierarchy, PrincipalDecider } from './auth/scopes.js';
 export { InMemoryEventBus } from './event-bus.js';
 export type { BusEvent, BusListener, InMemoryEventBusOptions, ListChangedEventType, ServerEventBus } from './event-bus.js';

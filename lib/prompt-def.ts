@@ -26,6 +26,8 @@ export interface PromptDef {
   arguments?: PromptArgument[];
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** OAuth scopes a caller's principal must hold to see and get it (see ToolDef.requiredScopes). Not listed. */
+  requiredScopes?: readonly string[];
   get: (args: Record<string, string>, ctx: CallContext) => CallbackReturn<PromptOutcome>;
   /** Completers for arguments, by argument name. */
   complete?: Record<string, Completer>;

@@ -10,6 +10,7 @@
  * once. Changes are announced on `changes$` so the server can tell clients.
  */
 import { Subject, type Observable } from 'rxjs';
+import { checkRequiredScopes } from './auth/target-scopes.js';
 import { ConfigError } from './errors.js';
 import { isLogger, type Logger } from './logger.js';
 import type { PromptDef } from './prompt-def.js';
@@ -137,6 +138,7 @@ export class Registry {
   private prepareTool(def: ToolDef, options: RegisterToolOptions): ToolEntry {
     requireName('a tool', def?.name);
     requireFunction('tool', def.name, def.handler, 'handler');
+    checkRequiredScopes('requiredScopes', `tool ${def.name}`, def.requiredScopes);
     const schemas = this.schemaCompiler.compileTool(def);
     return { def, derived: options.derived === true, schemas };
   }
@@ -186,6 +188,7 @@ export class Registry {
     requireName('a resource', def?.uri, 'uri');
     requireName(`resource ${def.uri}`, def.name);
     requireFunction('resource', def.uri, def.read, 'read');
+    checkRequiredScopes('requiredScopes', `resource ${def.uri}`, def.requiredScopes);
     if (options.replace !== true && this.resourceDefs.has(def.uri)) refuseDuplicate('resource', def.uri, 'uri');
     this.resourceDefs.set(def.uri, def);
     this.changeSubject.next('resources');
@@ -210,6 +213,7 @@ export class Registry {
     requireName('a resource template', def?.uriTemplate, 'uriTemplate');
     requireName(`resource template ${def.uriTemplate}`, def.name);
     requireFunction('resource template', def.uriTemplate, def.read, 'read');
+    checkRequiredScopes('requiredScopes', `resource template ${def.uriTemplate}`, def.requiredScopes);
     if (options.replace !== true && this.templateEntries.has(def.uriTemplate)) {
       refuseDuplicate('resource template', def.uriTemplate, 'uriTemplate');
     }
@@ -244,6 +248,7 @@ export class Registry {
   registerPrompt(def: PromptDef, options: RegisterOptions = {}): this {
     requireName('a prompt', def?.name);
     requireFunction('prompt', def.name, def.get, 'get');
+    checkRequiredScopes('requiredScopes', `prompt ${def.name}`, def.requiredScopes);
     if (options.replace !== true && this.promptDefs.has(def.name)) refuseDuplicate('prompt', def.name, 'name');
     this.promptDefs.set(def.name, def);
     this.changeSubject.next('prompts');

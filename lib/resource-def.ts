@@ -26,6 +26,8 @@ export interface ResourceDescription {
   annotations?: Record<string, unknown>;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** OAuth scopes a caller's principal must hold to see and read it (see ToolDef.requiredScopes). Not listed. */
+  requiredScopes?: readonly string[];
 }
 
 export interface ResourceDef extends ResourceDescription {

@@ -38,6 +38,12 @@ interface ToolFields {
   icons?: Icon[];
   /** Same effect as `annotations.destructiveHint: true` for the authorization rule. */
   sensitive?: boolean;
+  /**
+   * OAuth scopes a caller's principal must hold to see and call the tool
+   * (checked only when the call has a principal; on HTTP, a 403 step-up
+   * challenge before the response starts). Not listed to clients.
+   */
+  requiredScopes?: readonly string[];
   _meta?: Record<string, unknown>;
 }
 

@@ -7,8 +7,13 @@
  * What mergeMap does, written out: a call in flight holds one small object
  * here instead of an operator subscriber and its closures, and a thousand
  * calls may be in flight on one connection.
+ *
+ * An AuthenticatedMessage (a transport that verifies each request) runs
+ * under its own principal, which must have the connection's principal key;
+ * one with another key, or on a connection without a principal, is dropped.
  */
 import type { Observable, Subscription } from 'rxjs';
+import { AuthenticatedMessage } from '../lib/auth/authenticated.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { dispatch } from './dispatch.js';
 import type { Origin, ServerCore } from './server-core.js';
@@ -54,8 +59,17 @@ export class ConnectionReplies {
   /** An inbound message (this is the inbound's observer). */
   next(message: unknown): void {
     if (this.stopped) return;
+    let origin = this.origin;
+    if (message instanceof AuthenticatedMessage) {
+      if (message.principal.key !== origin.principal?.key) {
+        this.core.options.logger.error({ connId: origin.connId }, 'a message authenticated as another principal than its connection was dropped');
+        return;
+      }
+      if (message.principal !== origin.principal) origin = { ...origin, principal: message.principal };
+      message = message.message;
+    }
     const call = new CallInFlight(this);
-    call.subscription = dispatch(this.core, message, this.origin).subscribe(call);
+    call.subscription = dispatch(this.core, message, origin).subscribe(call);
     if (!call.finished) this.inFlight.add(call);
   }
 

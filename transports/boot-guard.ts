@@ -7,7 +7,17 @@
  * report `authorizationConfigured()` (a tool authorizer a caller CHOSE) and
  * `readAuthorizationConfigured()` (a read authorizer); otherwise a
  * ConfigError says what to configure.
+ *
+ * A second, separate guard is about authentication (who is calling): a
+ * network transport bound to a non-loopback address refuses to start
+ * without an authenticator unless `requireAuthentication: false` says so on
+ * purpose; `requireAuthentication: true` requires one wherever it listens.
+ * NODE_ENV does not lift it: a server reachable from other hosts is
+ * reachable from other hosts in development too. An authenticator is not an
+ * authorizer: it never makes `authorizationConfigured()` true, so the first
+ * guard is unchanged by it.
  */
+import { isIP } from 'node:net';
 import { ConfigError } from '../lib/errors.js';
 
 export interface BootGuardOptions {
@@ -59,5 +69,42 @@ export function assertNetworkBootAllowed(server: GuardedServer, options: BootGua
       `To configure it: ${missing.map((m) => m.fix).join('; and ')}. ` +
       'To serve without authorization on purpose, pass requireAuthorization: false to the transport ' +
       '(NODE_ENV=development or NODE_ENV=test also lifts the requirement).',
+  );
+}
+
+export interface AuthenticationGuardOptions {
+  /** The address the transport listens on; undefined when it does not know (a handler mounted in someone else's server). */
+  readonly host: string | undefined;
+  /** Whether the transport has an authenticator. */
+  readonly authenticated: boolean;
+  /** `false` lifts the guard, `true` applies it wherever the transport listens; default: by the address. */
+  readonly requireAuthentication?: boolean | undefined;
+  readonly transport?: string | undefined;
+}
+
+/** Whether `host` can only be reached from this machine (127.0.0.0/8, ::1, localhost). A wildcard or a name is not. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  const family = isIP(name);
+  if (family === 4) return name.startsWith('127.');
+  if (family === 6) return name === '::1' || name === '0:0:0:0:0:0:0:1' || name.startsWith('::ffff:127.');
+  return false;
+}
+
+export function authenticationRequired(options: AuthenticationGuardOptions): boolean {
+  if (options.requireAuthentication !== undefined) return options.requireAuthentication;
+  return options.host !== undefined && !isLoopbackHost(options.host);
+}
+
+export function assertAuthenticationAllowed(options: AuthenticationGuardOptions): void {
+  if (options.authenticated || !authenticationRequired(options)) return;
+  const transport = options.transport ?? 'a network transport';
+  const where = options.host === undefined ? '' : ` on ${JSON.stringify(options.host)} (not a loopback address)`;
+  throw new ConfigError(
+    'authenticator',
+    `refusing to serve MCP over ${transport} without authentication${where}: anyone who can reach it could call it. ` +
+      'Pass an authenticator (e.g. authenticator: jwtBearer({ issuer, audiences }), with resource and authorizationServers), ' +
+      'bind a loopback address (127.0.0.1), or pass requireAuthentication: false to serve it unauthenticated on purpose.',
   );
 }

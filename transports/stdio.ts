@@ -18,9 +18,14 @@
  *   input until 'drain', so a peer that does not read cannot make us buffer
  *   the replies to an endless stream of requests. What is already in flight
  *   (late replies, pushes, broadcasts) is still written and buffered by Node.
+ * - No OAuth on stdio (the MCP spec leaves credentials to the environment):
+ *   the operator may set the connection's `principal` (e.g. the OS user),
+ *   so authorizers, declared scopes and approval ownership can still reason
+ *   about who is calling. Nothing on the wire can set or change it.
  */
 import { Subject } from 'rxjs';
 import type { Readable, Writable } from 'node:stream';
+import { isPrincipal, type Principal } from '../lib/auth/principal.js';
 import { DEFAULT_CONN_ID, type ConnId } from '../lib/context.js';
 import { ConfigError, parseError } from '../lib/errors.js';
 import { guardedObserver } from '../lib/guarded.js';
@@ -41,6 +46,8 @@ export interface StdioOptions {
   readonly maxLineBytes?: number;
   /** Default `'default'`, the contract's id for the stdio peer. */
   readonly connId?: ConnId;
+  /** Who is on the other end, as the operator vouches (made by makePrincipal, e.g. kind 'local'); default none. */
+  readonly principal?: Principal;
 }
 
 export interface StdioHandle {
@@ -64,9 +71,16 @@ function checkedConnId(value: unknown): ConnId {
   return value;
 }
 
+function checkedPrincipal(value: unknown): Principal | undefined {
+  if (value === undefined) return undefined;
+  if (!isPrincipal(value)) throw new ConfigError('principal', 'principal must be a Principal made by makePrincipal');
+  return value;
+}
+
 export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioHandle {
   const maxLineBytes = checkedMaxLineBytes(options.maxLineBytes);
   const connId = checkedConnId(options.connId);
+  const principal = checkedPrincipal(options.principal);
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const logger = server.logger;
@@ -170,7 +184,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   // Subscribed before the first byte is read, so no reply can be missed.
-  const connection = server.connect(connId, inbound, { transport: 'stdio' }).subscribe(
+  const connection = server.connect(connId, inbound, { transport: 'stdio', ...(principal === undefined ? {} : { principal }) }).subscribe(
     guardedObserver(logger, 'stdio', { next: write, complete: finish }),
   );
   output.on('error', onOutputError);

@@ -5,7 +5,9 @@
  * sent on every later request. A reply is read from a JSON body (one message
  * or a batch) or from an SSE stream, resolving as soon as the event carrying
  * our id arrives; the rest of the stream is drained so the socket goes back
- * to the pool. A notification is answered 202 with no body.
+ * to the pool. A notification is answered 202 with no body. A server URL
+ * whose fragment is `#bearer=<token>` (the bench servers' convention for an
+ * authenticated run) has every request sent with `Authorization: Bearer`.
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { isReply, type JsonRpcId, type JsonRpcReply, type RpcClient } from './rpc-client.js';
@@ -63,12 +65,15 @@ export class HttpClient implements RpcClient {
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
   private readonly url: URL;
+  private readonly authorization: string | undefined;
 
   constructor(
     url: string,
     private readonly agent: Agent,
   ) {
     this.url = new URL(url);
+    const bearer = /^#bearer=(\S+)$/.exec(this.url.hash)?.[1];
+    this.authorization = bearer === undefined ? undefined : `Bearer ${bearer}`;
   }
 
   get session(): string | undefined {
@@ -127,6 +132,7 @@ export class HttpClient implements RpcClient {
     }
     if (this.sessionId !== undefined) headers['Mcp-Session-Id'] = this.sessionId;
     if (this.protocolVersion !== undefined) headers['MCP-Protocol-Version'] = this.protocolVersion;
+    if (this.authorization !== undefined) headers.Authorization = this.authorization;
     return new Promise((resolve, reject) => {
       const request = httpRequest(
         { agent: this.agent, host: this.url.hostname, port: this.url.port, path: this.url.pathname + this.url.search, method, headers },

@@ -1,12 +1,13 @@
 /**
  * Which server a run measures and how it is started: the SDK reference,
- * rxmcp, or the limit server, on one wire. The scripts are the compiled
- * siblings under dist/bench/servers/ (benchmarks run from dist).
+ * rxmcp, rxmcp with JWT bearer authentication (`rxmcp-auth`: the same
+ * script with `--auth`), or the limit server, on one wire. The scripts are
+ * the compiled siblings under dist/bench/servers/ (benchmarks run from dist).
  */
 import { fileURLToPath } from 'node:url';
 import type { ServerCommand } from './server-process.js';
 
-export type ServerKind = 'sdk' | 'rxmcp' | 'limit';
+export type ServerKind = 'sdk' | 'rxmcp' | 'rxmcp-auth' | 'limit';
 export type Wire = 'stdio' | 'http' | 'ws';
 
 export interface Target {
@@ -20,12 +21,17 @@ export interface Target {
 const SCRIPTS: Record<ServerKind, string> = {
   sdk: 'sdk-reference.js',
   rxmcp: 'rxmcp.js',
+  'rxmcp-auth': 'rxmcp.js',
   limit: 'limit.js',
 };
+
+/** Arguments a kind always runs with. */
+const KIND_ARGS: Partial<Record<ServerKind, readonly string[]>> = { 'rxmcp-auth': ['--auth'] };
 
 export const SERVER_LABELS: Record<ServerKind, string> = {
   sdk: 'SDK 1.32.2',
   rxmcp: 'rxmcp',
+  'rxmcp-auth': 'rxmcp + JWT bearer auth',
   limit: 'limit (plain Node)',
 };
 
@@ -38,6 +44,6 @@ export function target(kind: ServerKind, wire: Wire, extraArgs: readonly string[
     kind,
     wire,
     mcp: kind !== 'limit',
-    command: { argv: ['node', serverScript(kind), '--transport', wire, ...extraArgs], wire: wire === 'stdio' ? 'stdio' : 'network' },
+    command: { argv: ['node', serverScript(kind), '--transport', wire, ...(KIND_ARGS[kind] ?? []), ...extraArgs], wire: wire === 'stdio' ? 'stdio' : 'network' },
   };
 }

@@ -1,13 +1,15 @@
 /**
  * The same two tools as the SDK reference, on rxmcp.
  *
- *   node dist/bench/servers/rxmcp.js --transport stdio|http|ws [--port N] [--max-in-flight N]
+ *   node dist/bench/servers/rxmcp.js --transport stdio|http|ws [--port N] [--max-in-flight N] [--auth]
  *
  * - `echo {text}` returns text; `sleep {ms}` is `timer(ms)`, so a thousand
  *   sleeping calls hold no threads and no promises, only timers.
  * - `--max-in-flight N` sets both maxInFlight and maxInFlightPerConnection
  *   (the 1000-outstanding scenario runs on one stdio connection); without it
  *   the library defaults apply.
+ * - `--auth` (http only): every request carries a JWT bearer token that is
+ *   verified (see bench-auth.ts); the READY URL's fragment holds the token.
  * - Authorization is chosen (allowAll, authorizerSource 'configured', a read
  *   authorizer) so the network boot guards let http and ws start.
  */
@@ -58,5 +60,5 @@ if (args.transport === 'stdio') {
   if (ws.url === undefined) throw new Error('serveWebSocket did not report a url');
   announceReady(ws.url);
 } else {
-  announceReady(await serveRxmcpHttp(server, args.port));
+  announceReady(await serveRxmcpHttp(server, args.port, args.flags.has('--auth')));
 }

@@ -7,7 +7,9 @@
  * ending does the same for --stdio.
  */
 import { pino } from 'pino';
+import { jwtBearer } from '../../lib/auth/jwt-bearer.js';
 import type { McpServer } from '../../lib/server.js';
+import type { TransportAuthOptions } from '../../transports/auth-options.js';
 import { serveHttp } from '../../transports/http/serve.js';
 import { serveStdio } from '../../transports/stdio.js';
 import { LOOPBACK_NAMES, serveWebSocket } from '../../transports/ws/index.js';
@@ -33,6 +35,24 @@ function allowedHosts(command: ServeCommand): string[] {
   return [...LOOPBACK_NAMES, ...own, ...command.allowHosts];
 }
 
+/** The transports' authentication options: a jwtBearer on the server's clock, or the explicit opt-out. */
+function authOptions(server: McpServer, command: ServeCommand): TransportAuthOptions {
+  if (command.allowUnauthenticated === true) return { requireAuthentication: false };
+  const auth = command.auth;
+  if (auth === undefined) return {};
+  return {
+    authenticator: jwtBearer({
+      issuer: auth.issuer,
+      audiences: [auth.audience],
+      ...(auth.jwksUri === undefined ? {} : { jwksUri: auth.jwksUri }),
+      scheduler: server.scheduler,
+    }),
+    ...(auth.resource === undefined ? {} : { resource: auth.resource }),
+    authorizationServers: [auth.issuer],
+    ...(auth.scopes.length === 0 ? {} : { requiredScopes: auth.scopes }),
+  };
+}
+
 async function start(server: McpServer, command: ServeCommand): Promise<Running> {
   switch (command.transport.kind) {
     case 'stdio': {
@@ -46,12 +66,13 @@ async function start(server: McpServer, command: ServeCommand): Promise<Running>
         host: command.host,
         path: '/ws',
         allowedHosts: allowedHosts(command),
+        ...authOptions(server, command),
       });
       logger.info({ url: transport.url }, 'listening');
       return { ended: new Promise(() => {}), close: () => transport.close() };
     }
     case 'http': {
-      const transport = await serveHttp(server, { port: command.transport.port, host: command.host, allowedHosts: allowedHosts(command) });
+      const transport = await serveHttp(server, { port: command.transport.port, host: command.host, allowedHosts: allowedHosts(command), ...authOptions(server, command) });
       logger.info({ url: transport.url, sseUrl: transport.sseUrl }, 'listening');
       return { ended: new Promise(() => {}), close: () => transport.close() };
     }
@@ -96,7 +117,13 @@ async function main(argv: readonly string[]): Promise<void> {
   await serve(command);
 }
 
+/** The CLI's own words for a library option a boot guard names. */
+function cliHint(error: unknown): string {
+  const option = (error as { option?: unknown } | null)?.option;
+  return option === 'authenticator' ? ' (on the command line: --auth-issuer ISS --auth-audience AUD, or --allow-unauthenticated)' : '';
+}
+
 main(process.argv.slice(2)).catch((error: unknown) => {
-  logger.error({ err: error }, error instanceof Error ? error.message : String(error));
+  logger.error({ err: error }, `${error instanceof Error ? error.message : String(error)}${cliHint(error)}`);
   process.exit(1);
 });

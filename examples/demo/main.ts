@@ -9,8 +9,8 @@
  */
 import { pino, type Logger } from 'pino';
 import { serveHttp, serveStdio, serveWebSocket } from '../../transports/index.js';
-import type { McpServer } from '../../lib/index.js';
-import { parseDemoArgs, UsageError, USAGE, type DemoCommand } from './args.js';
+import { jwtBearer, type McpServer } from '../../lib/index.js';
+import { parseDemoArgs, UsageError, USAGE, type DemoAuth, type DemoCommand } from './args.js';
 import { createDemoServer } from './server.js';
 
 const STDIO_HINT = `rxmcp demo: serving MCP over stdio (stdout is the wire; this text is on stderr).
@@ -73,12 +73,36 @@ async function serveStdioDemo(server: McpServer, logger: Logger, stopped: Promis
   logger.info({ reason }, 'rxmcp demo stopped');
 }
 
-async function serveNetworkDemo(server: McpServer, logger: Logger, stopped: Promise<string>, port: number, host: string): Promise<void> {
-  const http = await serveHttp(server, { port, host });
-  const ws = await serveWebSocket(server, { server: http.httpServer, path: '/ws' });
+/** The protected variant: tokens of `auth.issuer` for `auth.audience`; the canonical resource is the audience when it is a URL. */
+function authOptions(server: McpServer, auth: DemoAuth | undefined) {
+  if (auth === undefined) return {};
+  let resource: string | undefined;
+  try {
+    resource = new URL(auth.audience).protocol.startsWith('http') ? auth.audience : undefined;
+  } catch {
+    resource = undefined;
+  }
+  return {
+    authenticator: jwtBearer({ issuer: auth.issuer, audiences: [auth.audience], ...(auth.jwksUri === undefined ? {} : { jwksUri: auth.jwksUri }), scheduler: server.scheduler }),
+    authorizationServers: [auth.issuer],
+    ...(resource === undefined ? {} : { resource }),
+    ...(auth.scopes.length === 0 ? {} : { requiredScopes: auth.scopes }),
+  };
+}
+
+async function serveNetworkDemo(server: McpServer, logger: Logger, stopped: Promise<string>, port: number, host: string, auth?: DemoAuth): Promise<void> {
+  const http = await serveHttp(server, { port, host, ...authOptions(server, auth) });
+  const protectedBy = http.handler.options.auth;
+  const ws = await serveWebSocket(server, {
+    server: http.httpServer,
+    path: '/ws',
+    ...(protectedBy === null
+      ? {}
+      : { authenticator: protectedBy.authenticator, resource: protectedBy.resource, requiredScopes: [...protectedBy.requiredScopes] }),
+  });
   const wsUrl = http.url.replace(/^http/, 'ws').replace(/\/mcp$/, '/ws');
   process.stderr.write(networkBanner(http.url, http.sseUrl, wsUrl));
-  logger.info({ url: http.url, sse: http.sseUrl, ws: wsUrl }, 'rxmcp demo listening');
+  logger.info({ url: http.url, sse: http.sseUrl, ws: wsUrl, protectedBy: protectedBy?.authorizationServers }, 'rxmcp demo listening');
   const reason = await stopped;
   await ws.close();
   await http.close();
@@ -97,7 +121,7 @@ async function main(): Promise<void> {
   const signals = onStopSignal();
   try {
     if (command.transport === 'stdio') await serveStdioDemo(server, logger, signals.stopped);
-    else await serveNetworkDemo(server, logger, signals.stopped, command.port, command.host);
+    else await serveNetworkDemo(server, logger, signals.stopped, command.port, command.host, command.auth);
   } finally {
     // From here a signal takes its default action again: nothing is left to shut down gracefully.
     signals.release();

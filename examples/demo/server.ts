@@ -121,6 +121,8 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     description: 'Deletes a note. Destructive: runs only after the user approves.',
     inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     annotations: { destructiveHint: true },
+    // Served with authentication (`--auth-issuer`), a caller needs this scope to see or call it.
+    requiredScopes: ['notes:write'],
     handler: ({ id }) => {
       if (typeof id !== 'string') throw new ToolError('id must be a string');
       if (!notes.delete(id)) throw new ToolError(`No note with id ${id}`);

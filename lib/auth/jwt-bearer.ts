@@ -13,6 +13,14 @@
  * the authorization server. A failed discovery is retried no sooner than
  * `discoveryRetryMs` later, on the scheduler. A JWKS that cannot be fetched
  * is a 500 (the token is never treated as valid).
+ *
+ * A client sends the same token with every request of a session, so a
+ * verified token's principal is kept in a bounded cache keyed by a SHA-256
+ * of the token (`cacheMax` entries, least recently used first), until the
+ * token expires or `cacheTtlMs` passes, whichever is first, judged on the
+ * scheduler: a repeat request costs a hash, not a signature check. Only
+ * successes are kept. A key removed from the issuer's JWKS stops being
+ * trusted for cached tokens within `cacheTtlMs`.
  */
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet, type JWSAlgorithm, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { SchedulerLike } from 'rxjs';
@@ -33,7 +41,8 @@ import {
   stringClaim,
 } from './config.js';
 import { serverUrl } from './fetch-json.js';
-import { makePrincipal } from './principal.js';
+import { makePrincipal, type Principal } from './principal.js';
+import { TokenCache, tokenHash } from './token-cache.js';
 
 /** Signature algorithms a resource server can verify with an issuer's public keys. */
 export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
@@ -71,11 +80,15 @@ export interface JwtBearerOptions {
   readonly discoveryRetryMs?: number;
   /** The server's clock: token expiry is judged at scheduler.now(). Default asyncScheduler. */
   readonly scheduler?: SchedulerLike;
+  /** Verified tokens kept (their principals, by a hash of the token); 0 turns the cache off. Default 1000. */
+  readonly cacheMax?: number;
+  /** Longest a verified token is kept (never past its `exp`). Default 60000. */
+  readonly cacheTtlMs?: number;
 }
 
 const KNOWN = [
   'issuer', 'audiences', 'jwksUri', 'jwks', 'algorithms', 'clockToleranceMs', 'typ', 'scopeClaim', 'claims',
-  'jwksCacheMaxAgeMs', 'jwksCooldownMs', 'fetchTimeoutMs', 'discoveryRetryMs', 'scheduler',
+  'jwksCacheMaxAgeMs', 'jwksCooldownMs', 'fetchTimeoutMs', 'discoveryRetryMs', 'scheduler', 'cacheMax', 'cacheTtlMs',
 ];
 
 function algorithmsOption(value: unknown): JWSAlgorithm[] {
@@ -148,6 +161,9 @@ export function jwtBearer(options: JwtBearerOptions): Authenticator {
   };
   const discoveryRetryMs = integerOption('jwtBearer.discoveryRetryMs', options.discoveryRetryMs, 30_000);
   const scheduler = schedulerOption('jwtBearer.scheduler', options.scheduler);
+  const cacheMax = integerOption('jwtBearer.cacheMax', options.cacheMax, 1000, 0);
+  const cacheTtlMs = integerOption('jwtBearer.cacheTtlMs', options.cacheTtlMs, 60_000);
+  const verified = cacheMax === 0 ? undefined : new TokenCache<Principal>(cacheMax, scheduler);
 
   let keys: JWTVerifyGetKey | undefined =
     staticJwks !== undefined ? createLocalJWKSet(staticJwks) : jwksUri !== undefined ? createRemoteJWKSet(jwksUri, remote) : undefined;
@@ -188,6 +204,9 @@ export function jwtBearer(options: JwtBearerOptions): Authenticator {
     });
 
   return bearerAuthenticator(async (token): Promise<AuthOutcome> => {
+    const hash = verified === undefined ? undefined : tokenHash(token);
+    const known = hash === undefined ? undefined : verified!.get(hash);
+    if (known !== undefined) return known;
     let getKey: JWTVerifyGetKey | null;
     try {
       getKey = await keySet();
@@ -208,7 +227,9 @@ export function jwtBearer(options: JwtBearerOptions): Authenticator {
       if (stringClaim(payload.sub) === undefined && stringClaim(payload.client_id) === undefined && stringClaim(payload.azp) === undefined) {
         return invalidToken('the token names no subject or client');
       }
-      return principalOf(payload);
+      const principal = principalOf(payload);
+      if (hash !== undefined) verified!.set(hash, principal, Math.min(principal.expiresAt!, scheduler.now() + cacheTtlMs));
+      return principal;
     } catch (error) {
       const problem = tokenProblem(error);
       return problem === null ? verifierFailed('the issuer keys could not be fetched') : invalidToken(problem);

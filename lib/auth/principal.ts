@@ -79,6 +79,13 @@ function frozenCopy(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Principals already known good: made here, or checked by isPrincipal. They
+ * are deep-frozen, so a verdict can never go stale; a transport that checks
+ * the same principal on every request pays for the check once.
+ */
+const known = new WeakSet<object>();
+
 /** Validates, copies and deep-freezes a principal; throws a TypeError on a bad field. */
 export function makePrincipal(init: PrincipalInit): Principal {
   if (typeof init !== 'object' || init === null) throw new TypeError('principal must be an object');
@@ -106,7 +113,9 @@ export function makePrincipal(init: PrincipalInit): Principal {
     claims: frozenCopy(init.claims ?? {}) as Readonly<Record<string, unknown>>,
     key: principalKey(issuer, subject, clientId),
   };
-  return Object.freeze(principal);
+  Object.freeze(principal);
+  known.add(principal);
+  return principal;
 }
 
 /**
@@ -116,8 +125,9 @@ export function makePrincipal(init: PrincipalInit): Principal {
  */
 export function isPrincipal(value: unknown): value is Principal {
   if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return false;
+  if (known.has(value)) return true;
   const p = value as Partial<Principal>;
-  return (
+  const verdict =
     PRINCIPAL_KINDS.includes(p.kind as PrincipalKind) &&
     typeof p.key === 'string' &&
     Array.isArray(p.scopes) &&
@@ -127,8 +137,9 @@ export function isPrincipal(value: unknown): value is Principal {
     typeof p.claims === 'object' &&
     p.claims !== null &&
     Object.isFrozen(p.claims) &&
-    p.key === principalKey(p.issuer, p.subject, p.clientId)
-  );
+    p.key === principalKey(p.issuer, p.subject, p.clientId);
+  if (verdict) known.add(value);
+  return verdict;
 }
 
 /** Whether the principal's token has expired at `now` (epoch ms); a principal with no expiry never does. */

@@ -4,11 +4,14 @@
  * the server's scheduler). Entries are keyed by a SHA-256 of the token, so the
  * cache never holds a token that could be replayed from a heap dump.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { SchedulerLike } from 'rxjs';
 
+/** One-shot hashing (Node 20.12+) skips the Hash object: about half the cost, paid on every authenticated request. */
+const oneShot: typeof crypto.hash | undefined = typeof crypto.hash === 'function' ? crypto.hash : undefined;
+
 export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return oneShot !== undefined ? oneShot('sha256', token, 'base64url') : crypto.createHash('sha256').update(token).digest('base64url');
 }
 
 interface Entry<V> {

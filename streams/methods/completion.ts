@@ -1,10 +1,13 @@
 /**
  * completion/complete: values for a prompt argument (`ref/prompt`) or a
  * resource template variable (`ref/resource`), at most 100 of them, with
- * `total` and `hasMore` saying what was cut.
+ * `total` and `hasMore` saying what was cut. A caller with a principal
+ * lacking the prompt's or template's `requiredScopes` gets -32090
+ * `insufficient_scope:<scopes>`: completions tell about what they complete.
  */
 import { of } from 'rxjs';
-import { invalidParams, shownValue } from '../../lib/errors.js';
+import { insufficientScopeDetail, scopesAllow } from '../../lib/auth/target-scopes.js';
+import { invalidParams, readDenied, shownValue } from '../../lib/errors.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { Completer } from '../../lib/resource-def.js';
 import { completionContext } from '../call-context.js';
@@ -26,15 +29,19 @@ function completeArgument(
 ): Eventual<JsonRpcResponse> {
   const registry = core.options.registry;
   let completer: Completer | undefined;
+  let required: readonly string[] | undefined;
   if (ref.type === 'ref/prompt') {
     const prompt = typeof ref.name === 'string' ? registry.prompt(ref.name) : undefined;
     if (prompt === undefined) return invalidParams(scope.id, `Prompt not found: ${shownValue(ref.name)}`);
     completer = prompt.complete?.[argName];
+    required = prompt.requiredScopes;
   } else {
     const template = typeof ref.uri === 'string' ? registry.resourceTemplate(ref.uri) : undefined;
     if (template === undefined) return invalidParams(scope.id, `Resource template not found: ${shownValue(ref.uri)}`);
     completer = template.complete?.[argName];
+    required = template.requiredScopes;
   }
+  if (!scopesAllow(scope.principal, required)) return readDenied(scope.id, scope.method, insufficientScopeDetail(required!));
   if (completer === undefined) return resultResponse(scope.id, { completion: { values: [], total: 0, hasMore: false } });
   const ctx = completionContext(core, scope, abort, chosen);
   return thenEventual(eventualOf(completer(value, ctx)), (values) => {

@@ -1,9 +1,12 @@
 /**
  * prompts/list and prompts/get, read-gated. An unknown prompt, a missing
- * required argument or a non-string argument value is -32602.
+ * required argument or a non-string argument value is -32602. A caller with
+ * a principal sees only the prompts whose `requiredScopes` it holds; getting
+ * another is -32090 `insufficient_scope:<scopes>`.
  */
 import { of } from 'rxjs';
-import { invalidParams } from '../../lib/errors.js';
+import { insufficientScopeDetail, scopesAllow } from '../../lib/auth/target-scopes.js';
+import { invalidParams, readDenied } from '../../lib/errors.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { promptListing, toPromptResult } from '../../lib/prompt-def.js';
 import { eventualOf, thenEventual, type Eventual } from '../eventual.js';
@@ -15,13 +18,19 @@ import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js'
 
 export const listPrompts: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () =>
-    listResult(core, scope, 'prompts', core.options.registry.prompts().map(promptListing)),
+    listResult(
+      core,
+      scope,
+      'prompts',
+      core.options.registry.prompts().filter((def) => scopesAllow(scope.principal, def.requiredScopes)).map(promptListing),
+    ),
   );
 
 function renderPrompt(core: ServerCore, scope: RequestScope, abort: LazyAbort, name: string, args: Record<string, string>): Eventual<JsonRpcResponse> {
   const ctx = callContext(core, scope, abort);
   const prompt = core.options.registry.prompt(name);
   if (prompt === undefined) return invalidParams(scope.id, `Prompt not found: ${name}`);
+  if (!scopesAllow(scope.principal, prompt.requiredScopes)) return readDenied(scope.id, scope.method, insufficientScopeDetail(prompt.requiredScopes!));
   const missing = (prompt.arguments ?? []).find((a) => a.required === true && args[a.name] === undefined);
   if (missing !== undefined) {
     return invalidParams(scope.id, `Missing required argument: ${missing.name}`, { prompt: name, argument: missing.name });

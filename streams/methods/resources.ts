@@ -8,9 +8,14 @@
  * matches), at most `maxSubscriptionUriLength` characters, at most
  * `maxSubscriptionsPerConnection` per connection and `maxSubscriptionsTotal`
  * on the server. Past a bound the answer is -32602 and nothing is kept.
+ *
+ * A caller with a principal sees only the resources and templates whose
+ * `requiredScopes` it holds; reading or subscribing to one it does not is
+ * -32090 `insufficient_scope:<scopes>`.
  */
 import { of } from 'rxjs';
-import { invalidParams } from '../../lib/errors.js';
+import { insufficientScopeDetail, resourceScopes, scopesAllow } from '../../lib/auth/target-scopes.js';
+import { invalidParams, readDenied } from '../../lib/errors.js';
 import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { resourceListing, templateListing, toReadResult } from '../../lib/resource-def.js';
 import { attempt, eventualOf, thenEventual, type Eventual } from '../eventual.js';
@@ -28,12 +33,22 @@ function requireUri(scope: RequestScope): string | undefined {
 
 export const listResources: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () =>
-    listResult(core, scope, 'resources', core.options.registry.resources().map(resourceListing)),
+    listResult(
+      core,
+      scope,
+      'resources',
+      core.options.registry.resources().filter((def) => scopesAllow(scope.principal, def.requiredScopes)).map(resourceListing),
+    ),
   );
 
 export const listResourceTemplates: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () =>
-    listResult(core, scope, 'resourceTemplates', core.options.registry.resourceTemplates().map(templateListing)),
+    listResult(
+      core,
+      scope,
+      'resourceTemplates',
+      core.options.registry.resourceTemplates().filter((def) => scopesAllow(scope.principal, def.requiredScopes)).map(templateListing),
+    ),
   );
 
 function readUri(core: ServerCore, scope: RequestScope, abort: LazyAbort, uri: string): Eventual<JsonRpcResponse> {
@@ -44,6 +59,8 @@ function readUri(core: ServerCore, scope: RequestScope, abort: LazyAbort, uri: s
   if (fixed === undefined && templated === undefined) {
     return invalidParams(scope.id, `Resource not found: ${uri}`, { uri });
   }
+  const required = fixed?.requiredScopes ?? templated?.def.requiredScopes;
+  if (!scopesAllow(scope.principal, required)) return readDenied(scope.id, scope.method, insufficientScopeDetail(required!));
   const mimeType = fixed?.mimeType ?? templated?.def.mimeType;
   return attempt(
     () =>
@@ -95,6 +112,8 @@ export const subscribeResource: MethodHandler = (core, scope) => {
     return of(invalidParams(scope.id, `resources/subscribe uri is longer than ${maxLength} characters`, { maxSubscriptionUriLength: maxLength }));
   }
   return readSurface(core, scope, { uri }, () => {
+    const required = resourceScopes(core.options.registry, uri);
+    if (!scopesAllow(scope.principal, required)) return readDenied(scope.id, scope.method, insufficientScopeDetail(required));
     const state = core.connections.get(scope.connId);
     // No live subscriber: nothing could receive an update, so nothing is kept.
     if (state === undefined) return resultResponse(scope.id, {});

@@ -1,6 +1,8 @@
 /**
  * tools/call, in the contract's order:
- * 1. the sensitive backstop (no authorizer + sensitive tool: deny);
+ * 1. the sensitive backstop (no authorizer + sensitive tool: deny), then the
+ *    tool's `requiredScopes` when the call has a principal (deny
+ *    `insufficient_scope:<scopes>`; on HTTP the edge answered 403 before);
  * 2. in a worker, the tool authorizer, and on allow the handler itself;
  * 3. an unknown tool is -32601 unless `unknownToolReply` names it (-32602
  *    on the modern wire, modern/encode.ts);
@@ -14,6 +16,7 @@ import { of, type Observable } from 'rxjs';
 import type { Verdict } from '../../lib/authorizers.js';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { callbackFailedToolResult, errorToolResult, invalidParams, toolDenied, toolNotFound } from '../../lib/errors.js';
+import { insufficientScopeDetail, scopesAllow } from '../../lib/auth/target-scopes.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { isSensitiveTool } from '../../lib/tool-def.js';
 import type { CallToolResult } from '../../lib/tool-result.js';
@@ -56,6 +59,9 @@ export const callTool: MethodHandler = (core, scope) => {
   const authorizer = core.options.authorizer;
   if (tool !== undefined && authorizer === null && isSensitiveTool(tool)) {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', DENY_DETAIL.sensitiveToolUnguarded)));
+  }
+  if (tool !== undefined && !scopesAllow(scope.principal, tool.requiredScopes)) {
+    return of(resultResponse(scope.id, toolDenied(name, 'deny', insufficientScopeDetail(tool.requiredScopes!))));
   }
 
   return worker(

@@ -5,10 +5,12 @@
  * every caller at tools/call, so it is not listed either. Ask tools are
  * listed: a tool that needs approval and that no client can discover could
  * never be approved. A throwing authorizer hides the tool (fail closed).
- * Synchronous authorizers keep it synchronous.
+ * Synchronous authorizers keep it synchronous. A caller with a principal
+ * does not see a tool whose `requiredScopes` it lacks (it could not call it).
  */
 import { concatMap, from, map, toArray } from 'rxjs';
 import type { Verdict } from '../../lib/authorizers.js';
+import { scopesAllow } from '../../lib/auth/target-scopes.js';
 import { isSensitiveTool, type ToolDef } from '../../lib/tool-def.js';
 import { authorize } from '../authorize.js';
 import { authorizationContext } from '../call-context.js';
@@ -36,7 +38,9 @@ export const listTools: MethodHandler = (core, scope) =>
     const ctx = authorizationContext(scope);
     const authorizer = core.options.authorizer;
     // The same backstop as tools/call: no authorizer, no sensitive tool for anyone.
-    const callable = core.options.registry.tools().map((tool) => authorizer !== null || !isSensitiveTool(tool));
+    const callable = core.options.registry
+      .tools()
+      .map((tool) => (authorizer !== null || !isSensitiveTool(tool)) && scopesAllow(scope.principal, tool.requiredScopes));
     const tools = core.options.registry.tools().filter((_tool, i) => callable[i]);
     const listings = core.options.registry.toolListings().filter((_listing, i) => callable[i]);
     const verdicts: Eventual<Verdict>[] = tools.map((tool) => authorize(authorizer, tool.name, {}, ctx));

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { VirtualTimeScheduler } from 'rxjs';
+import { oauthFlow, type OAuthFlowOptions, type OAuthFlowRecord } from './fake-as-oauth.js';
 
 export interface SigningKey {
   readonly kid: string;
@@ -31,6 +32,8 @@ export interface FakeAsOptions {
   readonly introspection?: Map<string, Record<string, unknown>>;
   /** Expected Basic credentials for introspection. */
   readonly client?: { id: string; secret: string };
+  /** Serve an OAuth flow too (registration, an authorize endpoint that approves at once, token); see fake-as-oauth.ts. */
+  readonly oauth?: OAuthFlowOptions;
 }
 
 export interface FakeAs {
@@ -45,6 +48,8 @@ export interface FakeAs {
   readonly introspected: URLSearchParams[];
   /** Makes the introspection endpoint fail with this status (0 = answer normally). */
   failIntrospection: number;
+  /** What the OAuth flow saw (empty lists without the `oauth` option). */
+  readonly oauth: OAuthFlowRecord;
   sign(payload: JWTPayload, options?: { key?: SigningKey; kid?: string; typ?: string }): Promise<string>;
   close(): Promise<void>;
 }
@@ -72,6 +77,10 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
   const introspected: URLSearchParams[] = [];
   const issuerPath = options.issuerPath ?? '';
   let origin = '';
+  const flow =
+    options.oauth === undefined
+      ? undefined
+      : oauthFlow(options.oauth, () => `${origin}${issuerPath}`, (payload) => fake.sign(payload));
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? '').split('?')[0]!;
@@ -86,6 +95,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         jwks_uri: `${origin}/jwks`,
         introspection_endpoint: `${origin}/introspect`,
         response_types_supported: ['code'],
+        ...flow?.metadata(origin),
       };
       if (options.metadata !== 'none' && options.metadata !== 'oidc' && path === `/.well-known/oauth-authorization-server${issuerPath}`) {
         return json(200, metadata);
@@ -107,6 +117,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         }
         return json(200, options.introspection?.get(form.get('token') ?? '') ?? { active: false });
       }
+      if (flow !== undefined && flow.handle(req, res, path, req.method === 'POST' ? await readBody(req) : '', json)) return;
       return json(404, { error: 'not_found' });
     })();
   });
@@ -121,6 +132,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     hits,
     introspected,
     failIntrospection: 0,
+    oauth: flow ?? { registrations: [], authorizations: [], tokenRequests: [] },
     async sign(payload, signOptions = {}) {
       const key = signOptions.key ?? keys[0]!;
       const header: Record<string, unknown> = { alg: key.alg, kid: signOptions.kid ?? key.kid };

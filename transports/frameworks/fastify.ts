@@ -61,7 +61,8 @@ export function createFastifyPlugin(server: McpServer, options: HttpHandlerOptio
       reply.hijack();
       router.route(request, reply.raw, { pathname, url: request.raw.url ?? '/', mount: instance.prefix });
     };
-    const route = (method: 'GET' | 'POST' | 'DELETE' | ('GET' | 'POST' | 'DELETE')[], pathname: string | null) => {
+    type Method = 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
+    const route = (method: Method | Method[], pathname: string | null) => {
       if (pathname !== null) instance.route({ method, url: pathname, bodyLimit: maxBodyBytes, handler: serve(pathname) });
     };
     instance.setErrorHandler(async (error: FastifyError, _request, reply) => {
@@ -75,6 +76,9 @@ export function createFastifyPlugin(server: McpServer, options: HttpHandlerOptio
     route('GET', healthPath);
     route('GET', ssePath);
     route('POST', messagesPath);
+    // With an authenticator: the Protected Resource Metadata (Fastify answers HEAD for a GET route itself).
+    const wellKnown = router.options.auth?.wellKnown;
+    if (wellKnown !== undefined) for (const path of new Set([wellKnown.pathAware, wellKnown.root])) route(['GET', 'OPTIONS'], path);
   }) as FastifyMcpPlugin;
   plugin.close = router.close;
   plugin.stats = router.stats;

@@ -10,14 +10,24 @@
  * connection. A POST naming no live SSE session is a 404: the message has
  * no connection to belong to, so it could neither elicit nor answer anyone
  * else's prompt.
+ *
+ * With an authenticator, the GET fixes the stream's principal (its owner)
+ * and every POST is authenticated too: a POST by another principal finds no
+ * session (404), and one whose target needs scopes the token lacks is a 403
+ * before anything is delivered.
  */
 import { Subject, type Subscription } from 'rxjs';
+import type { Principal } from '../../lib/auth/principal.js';
 import { guardedObserver } from '../../lib/guarded.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
+import { classifyMessage } from '../../streams/classify-message.js';
+import { sendChallenge } from './authenticate.js';
 import type { HttpContext } from './context.js';
+import { inboundFor, ownsSession } from './principal-binding.js';
+import { scopeGate } from './scope-gate.js';
 import type { RequestHead, ResponseSink } from './exchange.js';
 import { refuse, sendEmpty } from './responses.js';
 import type { SseWriter } from './sse-writer.js';
@@ -34,6 +44,8 @@ export class LegacySseSession {
     private readonly server: McpServer,
     /** The remote peer of the GET that opened the stream (the session's fairness key). */
     private readonly peer: string,
+    /** The principal of that GET: the session's owner. */
+    readonly principal: Principal | undefined = undefined,
   ) {}
 
   /** Opens the stream, announces the POST endpoint, then connects. */
@@ -42,7 +54,7 @@ export class LegacySseSession {
     writer.open();
     writer.event({ event: 'endpoint', data: endpoint });
     this.subscription = this.server
-      .connect(this.id, this.inbound, { transport: 'sse', peer: this.peer })
+      .connect(this.id, this.inbound, { transport: 'sse', peer: this.peer, ...(this.principal === undefined ? {} : { principal: this.principal }) })
       .subscribe(
         guardedObserver(this.server.logger, 'legacy SSE', (message) => {
           const data = encodeMessage(message);
@@ -64,9 +76,9 @@ export class LegacySseSession {
 }
 
 /** `messagesPath` is where the client is told to POST, as it reaches this handler (a mount path included). */
-export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: RequestHead, res: ResponseSink): void {
+export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: RequestHead, res: ResponseSink, principal?: Principal): void {
   const peer = peerOf(req, ctx.options.trustedProxyHeader);
-  const admission = ctx.sessions.admit(peer, () => new LegacySseSession(mintConnId('sse'), ctx.server, peer));
+  const admission = ctx.sessions.admit(peer, () => new LegacySseSession(mintConnId('sse'), ctx.server, peer, principal));
   if ('refused' in admission) {
     refuse(res, 503, `Service Unavailable: ${admission.refused}`);
     return;
@@ -77,22 +89,34 @@ export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: Re
   session.start(writer, `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
 }
 
-export function postLegacyMessage<Req extends RequestHead>(ctx: HttpContext<Req>, req: Req, res: ResponseSink, query: URLSearchParams): void {
+export function postLegacyMessage<Req extends RequestHead>(
+  ctx: HttpContext<Req>,
+  req: Req,
+  res: ResponseSink,
+  query: URLSearchParams,
+  principal?: Principal,
+): void {
   const sessionId = query.get('sessionId');
   const session = sessionId === null ? undefined : ctx.sessions.get(sessionId);
-  if (!(session instanceof LegacySseSession)) {
+  if (!(session instanceof LegacySseSession) || !ownsSession(session, principal)) {
     refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
     return;
   }
   ctx.sessions.touch(session.id);
-  withJsonBody(ctx, req, res, (value) => deliver(ctx, res, session, value));
+  withJsonBody(ctx, req, res, (value) => deliver(ctx, res, session, value, principal));
 }
 
-function deliver(ctx: HttpContext, res: ResponseSink, session: LegacySseSession, value: unknown): void {
+function deliver(ctx: HttpContext, res: ResponseSink, session: LegacySseSession, value: unknown, principal: Principal | undefined): void {
   if (ctx.sessions.get(session.id) !== session) {
     refuse(res, 404, 'Not Found: the SSE session ended while its message was being read');
     return;
   }
-  session.accept(value);
+  const auth = ctx.options.auth;
+  if (auth !== null && principal !== undefined) {
+    const message = classifyMessage(value);
+    const failure = message.kind === 'request' ? scopeGate(auth, ctx.server.registry, principal, message.method, message.params) : undefined;
+    if (failure !== undefined) return sendChallenge(res, failure, auth);
+  }
+  session.accept(inboundFor(session, principal, value));
   sendEmpty(res, 202);
 }

@@ -5,11 +5,13 @@
  * client can make this transport hold unbounded state.
  */
 import { ConfigError } from '../../lib/errors.js';
+import { AUTH_OPTION_NAMES, resolveTransportAuth, type ResolvedAuth, type TransportAuthOptions } from '../auth-options.js';
 import { trustedProxyHeaderOption } from '../peer.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { DEFAULT_ALLOWED_HOSTS } from './origin-guard.js';
 
-export interface HttpHandlerOptions {
+/** The authentication options (authenticator, resource, authorizationServers, requiredScopes, requireAuthentication) are described in ../auth-options.ts. */
+export interface HttpHandlerOptions extends TransportAuthOptions {
   /** The streamable HTTP endpoint; default `/mcp`. */
   endpoint?: string;
   /** GET here answers 200 JSON; `null` turns it off. Default `/health`. */
@@ -75,12 +77,15 @@ export interface ResolvedHttpOptions {
   readonly trustedProxyHeader: string | undefined;
   readonly requireAuthorization: boolean | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Null when no authenticator is configured. */
+  readonly auth: ResolvedAuth | null;
+  readonly requireAuthentication: boolean | undefined;
 }
 
 const KNOWN = new Set([
   'endpoint', 'healthPath', 'legacySse', 'maxSessions', 'maxSessionsPerPeer', 'sessionIdleTimeoutMs', 'maxBodyBytes', 'keepAliveMs',
   'retryMs', 'maxStreamBufferBytes', 'streamStallTimeoutMs', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'allowedHosts', 'allowedOrigins',
-  'requireAuthorization', 'env', 'trustedProxyHeader',
+  'requireAuthorization', 'env', 'trustedProxyHeader', ...AUTH_OPTION_NAMES,
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number, allowInfinity = false): number {
@@ -162,5 +167,7 @@ export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHt
     trustedProxyHeader: trustedProxyHeaderOption(options.trustedProxyHeader),
     requireAuthorization: options.requireAuthorization,
     env: options.env ?? process.env,
+    auth: resolveTransportAuth(options, { serversRequired: true }),
+    requireAuthentication: options.requireAuthentication,
   };
 }

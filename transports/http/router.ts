@@ -9,16 +9,27 @@
  * means 2025-03-26) before its path is looked at; a path it does not serve
  * is a 404, unless the caller asked `serves` first and left it to someone
  * else. `close()` ends every session and stream; requests after it are a 503.
+ *
+ * With an `authenticator` (MCP authorization, in the order of the spec's
+ * resource server): Host/Origin guard → the public routes (the Protected
+ * Resource Metadata, protected-resource.ts, and the health check) →
+ * authenticate, then the endpoint's `requiredScopes` (authenticate.ts) →
+ * the transports, which bind sessions to the principal and gate each
+ * operation's declared scopes (principal-binding.ts, scope-gate.ts). Without
+ * one, no stage of it runs and nothing is awaited.
  */
+import type { Principal } from '../../lib/auth/principal.js';
 import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions.js';
 import type { McpServer } from '../../lib/server.js';
-import { assertNetworkBootAllowed } from '../boot-guard.js';
+import { assertAuthenticationAllowed, assertNetworkBootAllowed } from '../boot-guard.js';
+import { authenticate } from './authenticate.js';
 import type { BodySource, HttpContext, HttpSession } from './context.js';
 import type { RequestHead, ResponseSink } from './exchange.js';
 import { KeepAliveClock } from './keep-alive.js';
 import { openLegacyStream, postLegacyMessage } from './legacy-sse.js';
 import { resolveHttpOptions, type HttpHandlerOptions, type ResolvedHttpOptions } from './options.js';
 import { hostAndOriginGuard } from './origin-guard.js';
+import { protectedResourceRoute } from './protected-resource.js';
 import { refuse, sendJson } from './responses.js';
 import { SessionTable } from './sessions.js';
 import { SseWriter } from './sse-writer.js';
@@ -72,10 +83,14 @@ export function createHttpRouter<Req extends RequestHead>(
 ): HttpRouter<Req> {
   const resolved = resolveHttpOptions(options);
   assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'HTTP' });
+  // Where it listens is its server's business (serveHttp checks the address); here only an explicit requireAuthentication: true applies.
+  assertAuthenticationAllowed({ host: undefined, authenticated: resolved.auth !== null, requireAuthentication: resolved.requireAuthentication, transport: 'HTTP' });
   const logger = server.logger;
   const checkHostAndOrigin = hostAndOriginGuard(resolved);
   const keepAlive = new KeepAliveClock(resolved.keepAliveMs, server.scheduler);
-  const paths = new Set([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath].filter((p) => p !== null));
+  const auth = resolved.auth;
+  const metadataRoute = auth === null ? null : protectedResourceRoute(auth, server.registry);
+  const paths = new Set([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath, ...(metadataRoute?.paths ?? [])].filter((p) => p !== null));
   const writers = new Set<SseWriter>();
   let closed = false;
   const ctx: HttpContext<Req> = {
@@ -120,27 +135,37 @@ export function createHttpRouter<Req extends RequestHead>(
     if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
     const guard = checkHostAndOrigin(req);
     if (!guard.ok) return refuse(res, 403, guard.reason);
+    const { pathname } = target;
+    if (metadataRoute?.paths.has(pathname) === true) return metadataRoute.serve(req, res);
     const versionRefusal = protocolVersionRefusal(req);
     if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
-    const { pathname } = target;
     const method = req.method ?? 'GET';
-    switch (pathname) {
+    if (pathname === resolved.healthPath && pathname !== resolved.endpoint) {
+      if (method !== 'GET') return methodNotAllowed(res, 'GET');
+      return sendJson(res, 200, { status: 'ok', sessions: ctx.sessions.size });
+    }
+    if (pathname !== resolved.endpoint && pathname !== resolved.ssePath && pathname !== resolved.messagesPath) {
+      return refuse(res, 404, `Not Found: ${pathname}`);
+    }
+    if (auth === null) return routeMcp(req, res, target, method, undefined);
+    authenticate(auth, req, target.url, res, (principal) => routeMcp(req, res, target, method, principal), (error) => ctx.fail(res, error));
+  }
+
+  /** The MCP paths, for a request past authentication (`principal` undefined without an authenticator). */
+  function routeMcp(req: Req, res: ResponseSink, target: RequestTarget, method: string, principal: Principal | undefined): void {
+    if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
+    switch (target.pathname) {
       case resolved.endpoint:
-        if (method === 'POST') return handlePost(ctx, req, res);
-        if (method === 'GET') return handleGet(ctx, req, res);
-        if (method === 'DELETE') return handleDelete(ctx, req, res);
+        if (method === 'POST') return handlePost(ctx, req, res, principal);
+        if (method === 'GET') return handleGet(ctx, req, res, principal);
+        if (method === 'DELETE') return handleDelete(ctx, req, res, principal);
         return methodNotAllowed(res, 'GET, POST, DELETE');
-      case resolved.healthPath:
-        if (method !== 'GET') return methodNotAllowed(res, 'GET');
-        return sendJson(res, 200, { status: 'ok', sessions: ctx.sessions.size });
       case resolved.ssePath:
         if (method !== 'GET') return methodNotAllowed(res, 'GET');
-        return openLegacyStream(ctx, `${target.mount}${resolved.messagesPath!}`, req, res);
-      case resolved.messagesPath:
-        if (method !== 'POST') return methodNotAllowed(res, 'POST');
-        return postLegacyMessage(ctx, req, res, new URL(target.url, 'http://localhost').searchParams);
+        return openLegacyStream(ctx, `${target.mount}${resolved.messagesPath!}`, req, res, principal);
       default:
-        return refuse(res, 404, `Not Found: ${pathname}`);
+        if (method !== 'POST') return methodNotAllowed(res, 'POST');
+        return postLegacyMessage(ctx, req, res, new URL(target.url, 'http://localhost').searchParams, principal);
     }
   }
 

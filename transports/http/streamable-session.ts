@@ -36,6 +36,8 @@ import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
 import { relatedRequestOf } from '../../lib/protocol/related.js';
 import { negotiateProtocolVersion } from '../../lib/protocol/versions.js';
+import { AuthenticatedMessage } from '../../lib/auth/authenticated.js';
+import type { Principal } from '../../lib/auth/principal.js';
 import type { McpServer } from '../../lib/server.js';
 import type { EventStore, Replay } from './event-store.js';
 import type { SseWriter } from './sse-writer.js';
@@ -76,6 +78,8 @@ export interface StreamableSessionDeps {
   readonly logger: Logger;
   /** The remote peer of the request that created the session (the session's fairness key). */
   readonly peer: string;
+  /** The principal of the request that created the session: its owner (principal-binding.ts). */
+  readonly principal?: Principal | undefined;
 }
 
 /** The first revision whose clients expect (and can read) a priming event. */
@@ -102,6 +106,7 @@ function requestKey(id: JsonRpcId): RequestKey {
 
 export class StreamableSession {
   readonly kind = 'streamable';
+  readonly principal: Principal | undefined;
   private readonly inbound = new Subject<unknown>();
   private readonly subscription: Subscription;
   /** Requests waiting for their reply, by id. */
@@ -121,8 +126,9 @@ export class StreamableSession {
     readonly id: string,
     private readonly deps: StreamableSessionDeps,
   ) {
+    this.principal = deps.principal;
     this.subscription = deps.server
-      .connect(id, this.inbound, { transport: 'http', peer: deps.peer })
+      .connect(id, this.inbound, { transport: 'http', peer: deps.peer, ...(deps.principal === undefined ? {} : { principal: deps.principal }) })
       .subscribe(guardedObserver(deps.logger, 'streamable HTTP', (message) => this.route(message)));
   }
 
@@ -153,8 +159,9 @@ export class StreamableSession {
   }
 
   /** A notification or a response (an elicitation answer): nothing comes back on this POST. */
-  accept(message: unknown): void {
-    this.feed(message);
+  accept(inbound: unknown): void {
+    this.feed(inbound);
+    const message = inbound instanceof AuthenticatedMessage ? inbound.message : inbound;
     if (!isPlainObject(message) || message.method !== 'notifications/cancelled') return;
     const params = message.params;
     // A requestId no request can have is dropped by the server too: nothing to end.

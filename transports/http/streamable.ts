@@ -15,14 +15,24 @@
  * - GET opens a standalone SSE stream, or resumes one after `Last-Event-ID`.
  * - DELETE ends the session: its connection to the server goes, so its
  *   parked calls are dropped and its workers aborted.
+ *
+ * With an authenticator (the router authenticated the request first), the
+ * session belongs to the principal of its `initialize`: a request naming it
+ * as anyone else is a 404, as for an unknown session (principal-binding.ts).
+ * A request whose target declares scopes the token lacks is a 403 step-up
+ * challenge before the response starts (scope-gate.ts).
  */
+import type { Principal } from '../../lib/auth/principal.js';
 import { invalidRequest } from '../../lib/errors.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
+import { sendChallenge } from './authenticate.js';
 import type { HttpContext } from './context.js';
 import { headerOf as header, type RequestHead, type ResponseSink } from './exchange.js';
+import { inboundFor, ownsSession } from './principal-binding.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
+import { scopeGate } from './scope-gate.js';
 import { StreamableSession } from './streamable-session.js';
 import { withJsonBody } from './with-json-body.js';
 
@@ -39,15 +49,15 @@ function isJsonContentType(req: RequestHead): boolean {
   return type === undefined || type === 'application/json' || type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-/** The session the request names; answers 400/404 itself and returns undefined when there is none. */
-function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): StreamableSession | undefined {
+/** The session the request names (and its principal owns); answers 400/404 itself and returns undefined when there is none. */
+function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal: Principal | undefined): StreamableSession | undefined {
   const id = header(req, SESSION_HEADER);
   if (id === undefined) {
     refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required (initialize first to get one)');
     return undefined;
   }
   const session = ctx.sessions.get(id);
-  if (!(session instanceof StreamableSession)) {
+  if (!(session instanceof StreamableSession) || !ownsSession(session, principal)) {
     refuse(res, 404, 'Not Found: no live session with that Mcp-Session-Id (it ended or expired); initialize a new one');
     return undefined;
   }
@@ -56,7 +66,7 @@ function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): St
 }
 
 /** A new session for the request's peer; a full table makes room by its eviction policy, or this is a 503. */
-function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): StreamableSession | undefined {
+function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal: Principal | undefined): StreamableSession | undefined {
   const peer = peerOf(req, ctx.options.trustedProxyHeader);
   const admission = ctx.sessions.admit(peer, () =>
     new StreamableSession(mintConnId('mcp'), {
@@ -67,6 +77,7 @@ function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): Stre
       maxGetStreams: ctx.options.maxGetStreamsPerSession,
       logger: ctx.logger,
       peer,
+      principal,
     }),
   );
   if ('refused' in admission) {
@@ -76,26 +87,33 @@ function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): Stre
   return admission.session as StreamableSession;
 }
 
-export function handlePost<Req extends RequestHead>(ctx: HttpContext<Req>, req: Req, res: ResponseSink): void {
+export function handlePost<Req extends RequestHead>(ctx: HttpContext<Req>, req: Req, res: ResponseSink, principal?: Principal): void {
   if (!isJsonContentType(req)) {
     refuse(res, 415, 'Unsupported Media Type: POST a JSON-RPC message as application/json');
     return;
   }
-  withJsonBody(ctx, req, res, (value) => postBody(ctx, req, res, value));
+  withJsonBody(ctx, req, res, (value) => postBody(ctx, req, res, value, principal));
 }
 
-function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: unknown): void {
+function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: unknown, principal: Principal | undefined): void {
   const message = classifyMessage(value);
   if (message.kind === 'invalid') {
     sendJson(res, 400, message.reply);
     return;
   }
   const initializing = message.kind === 'request' && message.method === 'initialize' && header(req, SESSION_HEADER) === undefined;
-  const session = initializing ? newSession(ctx, req, res) : namedSession(ctx, req, res);
+  const session = initializing ? newSession(ctx, req, res, principal) : namedSession(ctx, req, res, principal);
   if (session === undefined) return;
+  const inbound = inboundFor(session, principal, value);
   if (message.kind !== 'request') {
-    session.accept(value);
+    session.accept(inbound);
     sendEmpty(res, 202);
+    return;
+  }
+  const auth = ctx.options.auth;
+  const scopeFailure = auth === null || principal === undefined ? undefined : scopeGate(auth, ctx.server.registry, principal, message.method, message.params);
+  if (scopeFailure !== undefined) {
+    sendChallenge(res, scopeFailure, auth!);
     return;
   }
   if (session.isAwaiting(message.id)) {
@@ -106,12 +124,12 @@ function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: 
   if (acceptsEventStream(req)) {
     const writer = ctx.openWriter(res, session.id);
     writer.open({ 'Mcp-Session-Id': session.id });
-    session.requestOverSse(value, message.id, writer);
+    session.requestOverSse(inbound, message.id, writer);
     return;
   }
   const release = ctx.sessions.hold(session.id);
   res.on('close', release);
-  session.requestOverJson(value, message.id, {
+  session.requestOverJson(inbound, message.id, {
     settle: (data) => {
       release();
       if (res.headersSent || res.destroyed) return;
@@ -126,19 +144,19 @@ function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: 
   });
 }
 
-export function handleGet(ctx: HttpContext, req: RequestHead, res: ResponseSink): void {
+export function handleGet(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal?: Principal): void {
   if (!acceptsEventStream(req)) {
     refuse(res, 406, 'Not Acceptable: GET on the MCP endpoint opens an SSE stream; send Accept: text/event-stream');
     return;
   }
-  const session = namedSession(ctx, req, res);
+  const session = namedSession(ctx, req, res, principal);
   if (session === undefined) return;
   const writer = ctx.openWriter(res, session.id);
   if (!session.listen(writer, header(req, 'last-event-id'))) sendEmpty(res, 204);
 }
 
-export function handleDelete(ctx: HttpContext, req: RequestHead, res: ResponseSink): void {
-  const session = namedSession(ctx, req, res);
+export function handleDelete(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal?: Principal): void {
+  const session = namedSession(ctx, req, res, principal);
   if (session === undefined) return;
   ctx.sessions.remove(session.id);
   sendEmpty(res, 204);

@@ -9,11 +9,18 @@ import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { ConfigError } from '../../lib/errors.js';
 import { CONNECTION_LIMIT_OPTIONS, resolveConnectionLimits, type ConnectionLimitOptions, type ConnectionLimits } from '../connection-limits.js';
+import { AUTH_OPTION_NAMES, resolveTransportAuth, type ResolvedAuth, type TransportAuthOptions } from '../auth-options.js';
 import { trustedProxyHeaderOption } from '../peer.js';
 
 export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
-interface CommonOptions {
+/**
+ * The authentication options (../auth-options.ts): the `authenticator`
+ * verifies the upgrade request, before the 101; `resource` names the
+ * metadata in the challenges; `authorizationServers`, when given, has a
+ * listener of its own publish the Protected Resource Metadata.
+ */
+interface CommonOptions extends TransportAuthOptions {
   /** Largest inbound message in bytes; a bigger one closes the socket with 1009. Default 4 MiB. */
   maxPayload?: number;
   /** Unread outbound bytes a socket may hold when the next message is due; over it the slow consumer is closed (1013). Default 8 MiB. */
@@ -85,11 +92,14 @@ export interface ResolvedWebSocketOptions {
   readonly trustedProxyHeader: string | undefined;
   readonly requireAuthorization: boolean | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Null when no authenticator is configured. */
+  readonly auth: ResolvedAuth | null;
+  readonly requireAuthentication: boolean | undefined;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
   'server', 'port', 'host', 'path', 'maxPayload', 'maxBufferedBytes', 'maxTotalBufferedBytes', 'pingIntervalMs', 'closeGraceMs', 'maxConnections',
-  'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env', 'trustedProxyHeader', ...CONNECTION_LIMIT_OPTIONS,
+  'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env', 'trustedProxyHeader', ...CONNECTION_LIMIT_OPTIONS, ...AUTH_OPTION_NAMES,
 ]);
 
 function positiveInteger(option: string, value: unknown, fallback: number): number {
@@ -170,5 +180,7 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
     trustedProxyHeader: trustedProxyHeaderOption(options.trustedProxyHeader),
     requireAuthorization: options.requireAuthorization,
     env: options.env ?? process.env,
+    auth: resolveTransportAuth(options, { serversRequired: false }),
+    requireAuthentication: options.requireAuthentication,
   };
 }

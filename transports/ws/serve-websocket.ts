@@ -6,6 +6,11 @@
  * own, with the socket-level guard (connection-guard.ts) on it. The network
  * boot guard runs before anything listens. `close()` stops taking upgrades,
  * ends every connection (1001) and, when it owns the listener, closes it.
+ *
+ * With an `authenticator`, each upgrade is authenticated after the
+ * handshake checks and before the 101 (authenticate-upgrade.ts); while it
+ * is verified it counts against maxConnections. A non-loopback listener
+ * refuses to start without one unless `requireAuthentication: false`.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,11 +18,16 @@ import type { Duplex } from 'node:stream';
 import { Server as TlsServer } from 'node:tls';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { McpServer } from '../../lib/server.js';
-import { assertNetworkBootAllowed } from '../boot-guard.js';
+import { isAuthFailure } from '../../lib/auth/authenticator.js';
+import type { Principal } from '../../lib/auth/principal.js';
+import { assertAuthenticationAllowed, assertNetworkBootAllowed } from '../boot-guard.js';
+import { protectedResourceRoute } from '../http/protected-resource.js';
+import { refuse } from '../http/responses.js';
+import { authenticateUpgrade, refuseWithChallenge } from './authenticate-upgrade.js';
 import { guardConnections, markTakenOver, type ConnectionGuard } from '../connection-guard.js';
 import { CLOSE_GOING_AWAY } from './closing.js';
 import { peerOf } from '../peer.js';
-import { MCP_SUBPROTOCOL, checkHandshake, refuseUpgrade } from './handshake.js';
+import { MCP_SUBPROTOCOL, checkHandshake, checkHost, checkOrigin, refuseUpgrade } from './handshake.js';
 import { resolveWebSocketOptions, type ResolvedWebSocketOptions, type ServeWebSocketOptions } from './options.js';
 import { OutboundBudget } from './outbound-budget.js';
 import { serveSocket, type SocketConnection } from './socket-connection.js';
@@ -49,6 +59,12 @@ function urlOf(httpServer: HttpServer | TlsServer, path: string | undefined): st
   return `${scheme}://${host}:${port}${path ?? '/'}`;
 }
 
+/** The address an attached server already listens on, if it does. */
+function listeningAddress(httpServer: HttpServer | TlsServer): string | undefined {
+  const address = httpServer.address();
+  return address === null || typeof address === 'string' ? undefined : (address as AddressInfo).address;
+}
+
 function listen(httpServer: HttpServer, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => reject(error);
@@ -60,9 +76,15 @@ function listen(httpServer: HttpServer, port: number, host: string): Promise<voi
   });
 }
 
-/** The listener of its own: plain HTTP requests are told to upgrade. */
-function ownHttpServer(): HttpServer {
-  return createHttpServer((_request, response) => {
+/** The listener of its own: plain HTTP requests are told to upgrade, except for the Protected Resource Metadata when it publishes one. */
+function ownHttpServer(server: McpServer, resolved: ResolvedWebSocketOptions): HttpServer {
+  const metadata = resolved.auth === null ? null : protectedResourceRoute(resolved.auth, server.registry);
+  return createHttpServer((request, response) => {
+    if (metadata !== null && metadata.paths.has(pathOf(request) ?? '')) {
+      const verdict = [checkHost(request.headers.host, resolved.allowedHosts), checkOrigin(request.headers.origin, resolved.allowedOrigins)].find((v) => !v.ok);
+      if (verdict !== undefined && !verdict.ok) return refuse(response, verdict.status, `Forbidden: ${verdict.reason}`);
+      return metadata.serve(request, response);
+    }
     response.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Upgrade: 'websocket', Connection: 'Upgrade' });
     response.end(`This is an MCP WebSocket endpoint: connect with a WebSocket client, subprotocol "${MCP_SUBPROTOCOL}".\n`);
   });
@@ -71,8 +93,15 @@ function ownHttpServer(): HttpServer {
 export async function serveWebSocket(server: McpServer, options: ServeWebSocketOptions): Promise<WebSocketTransport> {
   const resolved: ResolvedWebSocketOptions = resolveWebSocketOptions(options);
   assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'WebSocket' });
+  assertAuthenticationAllowed({
+    host: resolved.mode === 'listen' ? resolved.host : listeningAddress(resolved.httpServer!),
+    authenticated: resolved.auth !== null,
+    requireAuthentication: resolved.requireAuthentication,
+    transport: 'WebSocket',
+  });
   const logger = server.logger;
-  const httpServer = resolved.httpServer ?? ownHttpServer();
+  const auth = resolved.auth;
+  const httpServer = resolved.httpServer ?? ownHttpServer(server, resolved);
   const guard: ConnectionGuard | undefined =
     resolved.connectionLimits === undefined ? undefined : guardConnections(httpServer as HttpServer, resolved.connectionLimits, server.scheduler, logger);
   const wss = new WebSocketServer({
@@ -116,16 +145,31 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
       upgrading -= 1;
     };
     socket.once('close', uncount);
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      uncount();
-      socket.off('close', uncount);
-      markTakenOver(socket); // the listener's HTTP timeouts no longer apply: pings keep it honest
+    const upgrade = (principal: Principal | undefined) =>
+      wss.handleUpgrade(request, socket, head, (ws) => {
+        uncount();
+        socket.off('close', uncount);
+        markTakenOver(socket); // the listener's HTTP timeouts no longer apply: pings keep it honest
+        if (closing) {
+          ws.terminate();
+          return;
+        }
+        live.set(ws, serveSocket(server, ws, { limits: resolved, budget, peer: peerOf(request, resolved.trustedProxyHeader), principal, logger }));
+        ws.once('close', () => live.delete(ws));
+      });
+    if (auth === null) return upgrade(undefined);
+    void authenticateUpgrade(auth, request).then((outcome) => {
+      if (socket.destroyed) return uncount();
       if (closing) {
-        ws.terminate();
-        return;
+        uncount();
+        return refuseUpgrade(socket, 503, 'server shutting down');
       }
-      live.set(ws, serveSocket(server, ws, { limits: resolved, budget, peer: peerOf(request, resolved.trustedProxyHeader), logger }));
-      ws.once('close', () => live.delete(ws));
+      if (isAuthFailure(outcome)) {
+        uncount();
+        logger.info({ status: outcome.status, reason: outcome.description }, 'rxmcp ws: upgrade not authenticated');
+        return refuseWithChallenge(socket, outcome, auth);
+      }
+      upgrade(outcome);
     });
   };
 

@@ -9,10 +9,12 @@
  * message). Across the sockets of one serveWebSocket, the bytes held unsent
  * count against one OutboundBudget: over it, the biggest holders are closed
  * with 1013 first. The connection's peer (the fairness key) is read from the
- * upgrade request.
+ * upgrade request, and so is its principal when the transport authenticates:
+ * fixed for the socket, which is closed 4401 when its token expires.
  */
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import { WebSocket } from 'ws';
+import type { Principal } from '../../lib/auth/principal.js';
 import type { ConnId } from '../../lib/context.js';
 import { parseError } from '../../lib/errors.js';
 import { guardedObserver } from '../../lib/guarded.js';
@@ -22,6 +24,7 @@ import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import type { McpServer } from '../../lib/server.js';
 import { mintConnId } from '../conn-id.js';
 import { CLOSE_NORMAL, CLOSE_TRY_AGAIN_LATER, closeWithGrace } from './closing.js';
+import { CLOSE_TOKEN_EXPIRED, watchExpiry } from './authenticate-upgrade.js';
 import { decodeFrame } from './frames.js';
 import { keepAlive } from './liveness.js';
 import type { BudgetHolder, OutboundBudget } from './outbound-budget.js';
@@ -44,6 +47,8 @@ export interface SocketContext {
   readonly budget: OutboundBudget;
   /** The upgrade request's peer (see transports/peer.ts). */
   readonly peer: string;
+  /** The upgrade request's verified principal, when the transport authenticates. */
+  readonly principal?: Principal | undefined;
   readonly logger: Logger;
 }
 
@@ -118,7 +123,7 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
   });
 
   connection.add(
-    server.connect(connId, inbound$, { transport: 'ws', peer: context.peer }).subscribe(
+    server.connect(connId, inbound$, { transport: 'ws', peer: context.peer, ...(context.principal === undefined ? {} : { principal: context.principal }) }).subscribe(
       guardedObserver(logger, 'rxmcp ws', {
         next: (message: OutboundMessage) => send(message),
         complete: () => end(CLOSE_NORMAL, 'connection ended'),
@@ -126,6 +131,11 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
     ),
   );
   if (limits.pingIntervalMs !== null) connection.add(keepAlive(socket, limits.pingIntervalMs, scheduler));
+  const expiry = watchExpiry(context.principal, scheduler, () => {
+    logger.info({ connId }, 'rxmcp ws: token expired; socket closed');
+    end(CLOSE_TOKEN_EXPIRED, 'token expired');
+  });
+  if (expiry !== undefined) connection.add(expiry);
   logger.debug({ connId }, 'rxmcp ws: connection opened');
   return { connId, end };
 }
