@@ -11,7 +11,9 @@
  *   methods (the cacheHints option), `private` whenever the result was
  *   decided for this caller: tools/list under a tool authorizer (it lists
  *   what the caller may call), anything under a read authorizer (the caller
- *   was let through). A retry that carried `inputResponses` or
+ *   was let through), anything an authenticated caller gets (declared
+ *   `requiredScopes` filter lists and reads by the principal). A retry that
+ *   carried `inputResponses` or
  *   `requestState` gets `{ ttlMs: 0, cacheScope: 'private' }` (its result
  *   depends on what the cache key does not hold).
  *
@@ -43,7 +45,8 @@ function cacheHint(core: ServerCore, scope: RequestScope, method: CacheableMetho
   if (params !== undefined && (params.inputResponses !== undefined || params.requestState !== undefined)) return DEFAULT_CACHE_HINT;
   const hint = core.options.cacheHints[method];
   const perCaller =
-    (method === 'tools/list' && core.options.authorizer !== null) || (method !== 'server/discover' && core.options.readAuthorizer !== null);
+    (method === 'tools/list' && core.options.authorizer !== null) ||
+    (method !== 'server/discover' && (core.options.readAuthorizer !== null || scope.principal !== undefined));
   return perCaller && hint.cacheScope !== 'private' ? { ttlMs: hint.ttlMs, cacheScope: 'private' } : hint;
 }
 

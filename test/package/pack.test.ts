@@ -117,9 +117,9 @@ describe('the tarball', () => {
     expect(paths.filter((p) => p.endsWith('.map'))).toStrictEqual([]);
     expect(paths.filter((p) => /^dist\/(bench|test)\/|^dist\/examples\/(?!cli\/)/.test(p))).toStrictEqual([]);
     expect(readFileSync(join(consumer, 'node_modules', 'rxmcp', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 rxmcp contributors/);
-    // Only the library (JS about 420 kB with its comments, .d.ts about 230 kB, README 80 kB at two eras, auth,
+    // Only the library (JS about 520 kB with its comments, .d.ts about 280 kB, README 100 kB: two eras, auth,
     // middleware, typed tools and the framework adapters): no maps, benchmarks or demos; a jump past this is a leak.
-    expect(packed.unpackedSize).toBeLessThan(900_000);
+    expect(packed.unpackedSize).toBeLessThan(1_100_000);
   });
 
   test('every README link resolves: relative ones to a file in the tarball, repository ones to a file in this repository', () => {
