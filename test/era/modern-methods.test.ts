@@ -170,21 +170,15 @@ describe('the client is never sent a request on a modern exchange', () => {
     expect(reply.result.content[0].text).toBe('no roots (InputNeededError; era modern; declared {"sampling":{}})');
   });
 
-  test('an ASK is denied with the question kept, and the tool never runs; on the same connection id a legacy client is asked', async () => {
+  test('an ASK is answered input_required with the approval form (no request sent, nothing parked); the tool has not run', async () => {
     const { server, runs } = eraServer();
     const peer = new Peer(server, { transport: 'memory' });
     peer.send(modernRpc(1, 'tools/call', { name: 'wipe' }, { capabilities: { elicitation: {} } }));
-    const denied = await peer.waitFor((m) => m.id === 1);
-    expect(denied.result).toStrictEqual({
-      resultType: 'complete',
-      content: [
-        {
-          type: 'text',
-          text: JSON.stringify({ error: 'authorization_required', tool: 'wipe', decision: 'ask', detail: 'approval needs MRTR (not yet supported)', prompt: 'Wipe it?' }),
-        },
-      ],
-      isError: true,
-      _meta: serverInfo,
+    const asked = await peer.waitFor((m) => m.id === 1);
+    expect(asked.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'rxmcp.approve': { method: 'elicitation/create', params: { mode: 'form', message: 'Wipe it?' } } },
+      requestState: expect.any(String),
     });
     expect(runs).toEqual([]);
     expect(peer.received.filter((m) => m.method === 'elicitation/create')).toEqual([]);
