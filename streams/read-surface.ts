@@ -14,6 +14,7 @@ import { callbackFailed, readDenied } from '../lib/errors.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { authorize } from './authorize.js';
 import { inputNeededReply } from './modern/input-needed.js';
+import { replayReply } from './modern/replay.js';
 import { authorizationContext } from './call-context.js';
 import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
@@ -40,6 +41,9 @@ export function readSurface(
         return readDenied(scope.id, scope.method, detail);
       }),
     (outcome) => {
+      // A handler's unanswered input call ends the round, whatever it did after (modern/replay.ts).
+      const round = replayReply(scope);
+      if (round !== undefined) return round;
       if (outcome.ok) return outcome.value;
       const needed = inputNeededReply(core, scope, outcome.error);
       if (needed !== undefined) return needed;

@@ -27,6 +27,7 @@ import { askUser } from './ask-user.js';
 import { runTool, toolResponse } from '../run-tool.js';
 import type { StagedResponse } from '../through-middleware.js';
 import { askOverModern, inputNeededReply } from '../modern/input-needed.js';
+import { replayReply } from '../modern/replay.js';
 
 /** The authorizer's answer when it was not a plain allow for a known tool: what to do instead of running it. */
 class Refusal {
@@ -65,6 +66,9 @@ export const callTool: MethodHandler = (core, scope) => {
         verdict.kind !== 'allow' || tool === undefined ? new Refusal(verdict) : runTool(core, scope, tool, args, abort),
       ),
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse | null> => {
+      // A handler's unanswered input call ends the round, whatever it did after (modern/replay.ts).
+      const round = replayReply(scope);
+      if (round !== undefined) return round;
       if (!outcome.ok) {
         const needed = inputNeededReply(core, scope, outcome.error);
         if (needed !== undefined) return needed;

@@ -14,7 +14,9 @@
  *   (mrtr-approval.ts): approved runs the tool once through the usual
  *   admission and worker path, a deny answer is the seed's deny, a bad
  *   requestState the fixed -32602. tools-call.ts re-runs the authorizer on
- *   every retry, so this runs only while the decision is still an ask.
+ *   every retry, so this runs only while the decision is still an ask. The
+ *   approved run does not replay its handler's own input calls (a limit of
+ *   this version: they fail the run rather than spend a second approval).
  */
 import { of, switchMap, type Observable } from 'rxjs';
 import { InputNeededError, invalidRequestState, missingClientCapability, toolDenied } from '../../lib/errors.js';
@@ -22,6 +24,7 @@ import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/p
 import type { ToolDef } from '../../lib/tool-def.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../mrtr-approval.js';
 import { runInWorker } from '../run-tool.js';
+import { withoutReplay } from './replay.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
 
 /** The reply to a failed callback that was only asking for input, or undefined for any other failure. */
@@ -86,7 +89,8 @@ function answerStep(
     case 'input_required':
       return of(resultResponse(scope.id, step.result));
     case 'approved':
-      return runInWorker(core, withoutRetryFields(scope), tool, args);
+      // One approval, one run: a handler asking for input during it is not resumed (that would need the approval again).
+      return runInWorker(core, withoutReplay(withoutRetryFields(scope)), tool, args);
     case 'denied':
       return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', step.detail)));
     case 'invalid':

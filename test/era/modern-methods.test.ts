@@ -140,7 +140,7 @@ describe('the client is never sent a request on a modern exchange', () => {
     ['ask_url', { elicitation: { url: {} } }],
     ['sample', { sampling: {} }],
     ['roots', { roots: {} }],
-  ] as const)('%s without the capability: -32021 naming it; declared: still -32021 until MRTR', async (tool, required) => {
+  ] as const)('%s without the capability: -32021 naming it; declared: input_required carrying the request (MRTR)', async (tool, required) => {
     const { server } = eraServer();
     const peer = new Peer(server, { transport: 'stdio' });
     peer.send(modernRpc(1, 'tools/call', { name: tool }));
@@ -150,8 +150,8 @@ describe('the client is never sent a request on a modern exchange', () => {
     expect(missing.error.message).toMatch(/^Missing required client capability: the request did not declare the \w+ capability/);
     peer.send(modernRpc(2, 'tools/call', { name: tool }, { capabilities: required }));
     const declared = await peer.waitFor((m) => m.id === 2);
-    expect(declared.error.code).toBe(-32021);
-    expect(declared.error.message).toMatch(/needs an input_required result \(not yet supported on modern requests\)$/);
+    const method = tool === 'sample' ? 'sampling/createMessage' : tool === 'roots' ? 'roots/list' : 'elicitation/create';
+    expect(declared.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'rxmcp.1': { method } }, requestState: expect.any(String) });
     await settle();
     expect(peer.received.filter((m) => 'method' in m)).toEqual([]);
     expect(server.stats().pendingClientRequests).toBe(0);
