@@ -10,11 +10,11 @@
  */
 import type { Observable } from 'rxjs';
 import { DENY_DETAIL } from '../lib/deny-details.js';
-import { callbackFailed, readDenied } from '../lib/errors.js';
+import { callbackFailed, invalidRequestState, readDenied } from '../lib/errors.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { authorize } from './authorize.js';
 import { inputNeededReply } from './modern/input-needed.js';
-import { replayReply } from './modern/replay.js';
+import { replayReady, replayReply } from './modern/replay.js';
 import { authorizationContext } from './call-context.js';
 import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
@@ -35,7 +35,7 @@ export function readSurface(
     workerOptions(core, scope),
     (abort) =>
       thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContext(scope)), (verdict) => {
-        if (verdict.kind === 'allow') return work(abort);
+        if (verdict.kind === 'allow') return replayReady(core, scope) ? work(abort) : invalidRequestState(scope.id);
         reportAuthorizerFault(core, scope, verdict);
         const detail = verdict.kind === 'ask' ? DENY_DETAIL.interactiveApprovalUnsupported : verdict.detail;
         return readDenied(scope.id, scope.method, detail);

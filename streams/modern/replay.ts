@@ -22,7 +22,7 @@
  */
 import { InputNeededError, internalError, invalidRequestState, type InputNeed } from '../../lib/errors.js';
 import type { InputRequest } from '../../lib/mrtr/approval-form.js';
-import { canonicalJson, shortDigest } from '../../lib/mrtr/canonical-json.js';
+import { argumentsDigest, canonicalJson, shortDigest } from '../../lib/mrtr/canonical-json.js';
 import { openHandlerState, sealHandlerState, type HandlerStateBinding } from '../../lib/mrtr/handler-state.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
@@ -63,8 +63,7 @@ class Replay {
 
   /** The answer to this call, or a throw ending the round. */
   answer(need: InputNeed): Record<string, unknown> {
-    this.open();
-    if (this.invalid) throw new InputRequiredSignal('the requestState was refused', need);
+    if (!this.open()) throw new InputRequiredSignal('the requestState was refused', need);
     this.calls += 1;
     const key = `${KEY_PREFIX}${this.calls}`;
     const q = questionDigest(need);
@@ -97,22 +96,34 @@ class Replay {
     return resultResponse(this.scope.id, { resultType: 'input_required', inputRequests: { [asked.key]: asked.request }, requestState });
   }
 
-  private open(): void {
-    if (this.opened) return;
+  /** Opens this round's state (once); false when it is refused. */
+  open(): boolean {
+    if (this.opened) return !this.invalid;
     this.opened = true;
     const params = this.scope.params;
     this.fresh = isPlainObject(params?.inputResponses) ? params.inputResponses : {};
     const token = params?.requestState;
-    if (token === undefined) return;
-    const opened = openHandlerState(this.core.approvals.codec, this.binding(), token, this.core.approvals.scheduler.now());
+    if (token === undefined) return true;
+    const binding = this.binding();
+    const now = this.core.approvals.scheduler.now();
+    const opened = openHandlerState(this.core.approvals.codec, binding, token, now);
     if (opened.ok) {
       this.collected = readCollected(opened.payload);
-      return;
+      return true;
     }
+    // This request's own approval ticket, on a retry the authorizer now allows: nothing for the handler.
+    if (opened.reason === 'wrong_kind' && this.isOwnApprovalTicket(token, binding, now)) return true;
     const method = this.scope.method;
     this.core.approvals.report?.({ type: 'request_state_rejected', method, name: targetOf(this.scope), reason: opened.reason });
     // An authentic but expired state starts the questions over; anything else is refused.
     if (opened.reason !== 'expired') this.invalid = true;
+    return !this.invalid;
+  }
+
+  private isOwnApprovalTicket(token: unknown, binding: HandlerStateBinding, now: number): boolean {
+    const digest = argumentsDigest(binding.arguments);
+    const opened = this.core.approvals.codec.open(token, { kind: 'rxmcp.approve', method: binding.method, target: binding.target, argumentsDigest: digest, owner: binding.owner }, now);
+    return opened.ok || opened.reason === 'expired';
   }
 
   private binding(): HandlerStateBinding {
@@ -171,14 +182,28 @@ export function canReplay(scope: RequestScope): boolean {
   return scope.era === 'modern' && REPLAY_METHODS.has(scope.method) && !once.has(scope);
 }
 
-/** The answer to a handler's declared input call on a replaying request (or the throw ending the round). */
-export function replayAnswer(core: ServerCore, scope: RequestScope, need: InputNeed): Record<string, unknown> {
+function replayOf(core: ServerCore, scope: RequestScope): Replay {
   let replay = replays.get(scope);
   if (replay === undefined) {
     replay = new Replay(core, scope);
     replays.set(scope, replay);
   }
-  return replay.answer(need);
+  return replay;
+}
+
+/**
+ * Checked before the handler runs: false when the request carries a
+ * requestState that is not this request's (the round then answers the fixed
+ * -32602 through replayReply, and the handler never runs).
+ */
+export function replayReady(core: ServerCore, scope: RequestScope): boolean {
+  if (!canReplay(scope) || scope.params?.requestState === undefined) return true;
+  return replayOf(core, scope).open();
+}
+
+/** The answer to a handler's declared input call on a replaying request (or the throw ending the round). */
+export function replayAnswer(core: ServerCore, scope: RequestScope, need: InputNeed): Record<string, unknown> {
+  return replayOf(core, scope).answer(need);
 }
 
 /** The response a replaying run's round ends with, or undefined when its handler asked nothing unanswered. */

@@ -57,7 +57,9 @@ describe('the shared methods on the modern wire', () => {
     }
     expect((await call(server, 'r', 'resources/read', { uri: 'a://b' })).result).toMatchObject({ ttlMs: 10, cacheScope: 'public' });
     // A retry that carried MRTR inputs depends on more than the cache key holds.
-    expect((await call(server, 's', 'resources/read', { uri: 'a://b', requestState: 'opaque' })).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    expect((await call(server, 's', 'resources/read', { uri: 'a://b', inputResponses: {} })).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    // A requestState this server did not seal for this request is refused before the read runs.
+    expect((await call(server, 't', 'resources/read', { uri: 'a://b', requestState: 'opaque' })).error).toMatchObject({ code: -32602, data: { reason: 'invalid_request_state' } });
   });
 
   test('a read authorizer makes every gated cacheable result private', async () => {
