@@ -150,11 +150,35 @@ describe('an ASK on a modern tools/call', () => {
     peer.send(modernRpc(3, 'tools/call', retry(state), { capabilities: ELICIT }));
     expect((await peer.waitFor((m) => m.id === 3)).result.content[0].text).toBe('wiped disk');
     peer.send(modernRpc(4, 'tools/call', { name: 'wipe', arguments: { what: 'disk' } }, { capabilities: ELICIT }));
-    stateOf(await peer.waitFor((m) => m.id === 4));
+    const left = stateOf(await peer.waitFor((m) => m.id === 4));
     peer.close();
     other.close();
     await settle();
+    // Its ticket went with it: even presented under the same connection id, it is not in the ledger (asked again, no run).
+    const after = await modern(server, 5, 'tools/call', retry(left), { capabilities: ELICIT, connId: peer.connId });
+    expect(after.result.resultType).toBe('input_required');
     expect(runs).toEqual(['wipe disk']);
+  });
+});
+
+describe('the owner on HTTP is the peer (each request is its own exchange)', () => {
+  test('a ticket issued to a peer is redeemed from another HTTP exchange of that peer, never from another peer', async () => {
+    const { server, runs } = mrtrServer();
+    const subs = [
+      server.subscribe(() => {}, 'h1', { transport: 'http', peer: 'addr:10.0.0.1' }),
+      server.subscribe(() => {}, 'h2', { transport: 'http', peer: 'addr:10.0.0.1' }),
+      server.subscribe(() => {}, 'h3', { transport: 'http', peer: 'addr:10.0.0.2' }),
+    ];
+    const state = stateOf(await modern(server, 1, 'tools/call', { name: 'wipe', arguments: { what: 'disk' } }, { capabilities: ELICIT, connId: 'h1' }));
+    expect((await modern(server, 2, 'tools/call', retry(state), { capabilities: ELICIT, connId: 'h3' })).error).toStrictEqual(INVALID);
+    expect((await modern(server, 3, 'tools/call', retry(state), { capabilities: ELICIT, connId: 'h2' })).result.content[0].text).toBe('wiped disk');
+    expect(runs).toEqual(['wipe disk']);
+    // An HTTP exchange ending does not drop the peer's tickets.
+    const next = stateOf(await modern(server, 4, 'tools/call', { name: 'wipe', arguments: { what: 'disk' } }, { capabilities: ELICIT, connId: 'h1' }));
+    subs[0]!.unsubscribe();
+    await settle();
+    expect((await modern(server, 5, 'tools/call', retry(next), { capabilities: ELICIT, connId: 'h2' })).result.content[0].text).toBe('wiped disk');
+    for (const sub of subs) sub.unsubscribe();
   });
 });
 
