@@ -20,7 +20,7 @@ import { isPlainObject, notification } from '../../lib/protocol/jsonrpc.js';
 import type { ClientChannel } from '../call-context.js';
 import { pushForRequest } from '../push-for-request.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
-import { canReplay, replayAnswer } from './replay.js';
+import { canReplay, replayAnswer, whyNoReplay } from './replay.js';
 
 class ModernChannel implements ClientChannel {
   constructor(
@@ -66,7 +66,7 @@ class ModernChannel implements ClientChannel {
     if (declared && canReplay(this.scope)) return replayAnswer(this.core, this.scope, need) as T;
     const what = Object.keys(requiredCapabilities)[0]!;
     const message = declared
-      ? `${method} cannot be asked during ${this.scope.method} (only tools/call, resources/read and prompts/get can answer input_required)`
+      ? `${method} ${whyNoReplay(this.scope)}`
       : `the request did not declare the ${what} capability, so the client cannot be sent ${method}`;
     throw new InputNeededError(message, need);
   }

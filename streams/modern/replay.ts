@@ -177,6 +177,13 @@ export function withoutReplay(scope: RequestScope): RequestScope {
   return scope;
 }
 
+/** Why a declared input call cannot be replayed on this request (canReplay false). */
+export function whyNoReplay(scope: RequestScope): string {
+  return once.has(scope)
+    ? 'cannot be asked during an approved tool run (resuming it would need a second approval)'
+    : `cannot be asked during ${scope.method} (only tools/call, resources/read and prompts/get can answer input_required)`;
+}
+
 /** Whether this modern request can answer input_required (its handlers' input calls replay). */
 export function canReplay(scope: RequestScope): boolean {
   return scope.era === 'modern' && REPLAY_METHODS.has(scope.method) && !once.has(scope);

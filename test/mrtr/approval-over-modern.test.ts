@@ -137,6 +137,14 @@ describe('an ASK on a modern tools/call', () => {
     expect(runs).toEqual(['wipe disk']);
   });
 
+  test('an approved tool that then asks for input itself: its one run fails, it is not resumed on a second approval', async () => {
+    const { server, runs } = mrtrServer();
+    const state = stateOf(await modern(server, 1, 'tools/call', { name: 'guarded_ask' }, { capabilities: ELICIT }));
+    const reply = await modern(server, 2, 'tools/call', { name: 'guarded_ask', requestState: state, inputResponses: approve }, { capabilities: ELICIT });
+    expect(reply.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(runs).toEqual(['guarded_ask ran']);
+  });
+
   test('over a memory connection: a ticket is the connection\'s; it is dropped when the connection ends', async () => {
     const { server, runs } = mrtrServer();
     const peer = new Peer(server, { transport: 'memory' });

@@ -35,6 +35,14 @@ export function mrtrServer(options: ServerOptions = {}) {
       },
     })
     .registerTool({
+      name: 'guarded_ask',
+      handler: async (_args, ctx) => {
+        runs.push('guarded_ask ran');
+        await ctx.elicit({ message: 'Name?', requestedSchema: NAME_FORM });
+        return 'never';
+      },
+    })
+    .registerTool({
       name: 'swallow',
       handler: async (_args, ctx) => {
         try {
@@ -60,7 +68,7 @@ export function mrtrServer(options: ServerOptions = {}) {
     });
   const server = makeServer({
     registry,
-    authorizer: (name) => (name === 'wipe' ? policy.wipe : 'allow'),
+    authorizer: (name) => (name === 'wipe' ? policy.wipe : name === 'guarded_ask' ? { ask: 'Ask?' } : 'allow'),
     authorizerSource: 'configured',
     requestStateKeys: [KEY],
     approvalTtlMs: 1000,
