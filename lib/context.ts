@@ -59,9 +59,12 @@ export interface CallContext extends AuthorizationContext {
    * URL mode (`{ mode: 'url', url, elicitationId, message }`) needs the
    * client's `elicitation.url` capability. Rejects with ClientCapabilityError
    * when the client did not advertise the capability, and on timeout. On a
-   * modern request nothing is sent: it rejects with InputNeededError (a
-   * ClientCapabilityError), answered -32021 if the handler lets it through;
-   * the same for `sample` and `listRoots`.
+   * modern request nothing is sent: on tools/call, resources/read and
+   * prompts/get, with the capability declared, the round ends input_required
+   * and the retry re-runs the handler with the answer (replay: the code
+   * before this call must be idempotent); otherwise it rejects with
+   * InputNeededError (a ClientCapabilityError), answered -32021 if the
+   * handler lets it through. The same for `sample` and `listRoots`.
    */
   elicit(params: ElicitParams): Promise<ElicitResult>;
   /** sampling/createMessage; needs the client's `sampling` capability. */

@@ -19,8 +19,6 @@ export const DENY_DETAIL = {
 
   /** An ask for a client that did not advertise elicitation at initialize (the question goes in `prompt`). */
   cannotAskNoElicitation: 'client cannot be asked (no elicitation capability)',
-  /** An ask on a modern (2026-07-28) request: approvals need input_required results (MRTR), which are not served yet. */
-  approvalNeedsMrtr: 'approval needs MRTR (not yet supported)',
   /** An ask for a connection with no live subscriber to send the question to. */
   cannotAskNotConnected: 'client cannot be asked (no live connection)',
   /** accept without `approve: true`. */

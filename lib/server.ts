@@ -27,6 +27,7 @@ import { ListenHub } from '../streams/listen-hub.js';
 import { dispatch } from '../streams/dispatch.js';
 import { outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
+import { approvalCounts, approvalDeps } from '../streams/approval-setup.js';
 import { createTracing } from '../streams/tracing.js';
 import type { Origin, ServerCore } from '../streams/server-core.js';
 import { isPrincipal, type Principal } from './auth/principal.js';
@@ -144,6 +145,8 @@ export class McpServer {
       (connId) => this.connections.isLive(connId),
       (event) => events.next(event),
     );
+    // Legacy parked calls and modern approval tickets share one set of caps and one fairness rule.
+    const counts = approvalCounts(this.options);
     this.core = {
       options: this.options,
       admission: new Admission(this.options.maxInFlight, this.options.maxInFlightPerConnection, this.options.maxInFlightPerPeer),
@@ -153,7 +156,9 @@ export class McpServer {
         maxTotal: this.options.maxParkedElicitationsTotal,
         timeoutMs: this.options.elicitationTimeoutMs,
         scheduler: this.options.scheduler,
+        counts,
       }),
+      approvals: approvalDeps(this.options, counts, (event) => events.next(event)),
       capabilities,
       clientRequests: new ClientRequests(this.options.scheduler),
       deadlines: new DeadlineQueue(this.options.scheduler, this.options.callbackTimeoutMs),
@@ -178,6 +183,8 @@ export class McpServer {
       this.connections.exits$.subscribe((connId) => {
         capabilities.delete(connId);
         this.core.listens.dropConnection(connId);
+        // Tickets held by a connection (stdio, WebSocket, memory) cannot be redeemed once it is gone; HTTP holders are peers.
+        this.core.approvals.ledger.dropHolder(connId).subscribe();
       }),
     );
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {

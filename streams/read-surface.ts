@@ -10,10 +10,11 @@
  */
 import type { Observable } from 'rxjs';
 import { DENY_DETAIL } from '../lib/deny-details.js';
-import { callbackFailed, readDenied } from '../lib/errors.js';
+import { callbackFailed, invalidRequestState, readDenied } from '../lib/errors.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { authorize } from './authorize.js';
 import { inputNeededReply } from './modern/input-needed.js';
+import { replayReady, replayReply } from './modern/replay.js';
 import { authorizationContext } from './call-context.js';
 import type { LazyAbort } from './lazy-abort.js';
 import type { RequestScope, ServerCore } from './server-core.js';
@@ -34,12 +35,15 @@ export function readSurface(
     workerOptions(core, scope),
     (abort) =>
       thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContext(scope)), (verdict) => {
-        if (verdict.kind === 'allow') return work(abort);
+        if (verdict.kind === 'allow') return replayReady(core, scope) ? work(abort) : invalidRequestState(scope.id);
         reportAuthorizerFault(core, scope, verdict);
         const detail = verdict.kind === 'ask' ? DENY_DETAIL.interactiveApprovalUnsupported : verdict.detail;
         return readDenied(scope.id, scope.method, detail);
       }),
     (outcome) => {
+      // A handler's unanswered input call ends the round, whatever it did after (modern/replay.ts).
+      const round = replayReply(scope);
+      if (round !== undefined) return round;
       if (outcome.ok) return outcome.value;
       const needed = inputNeededReply(core, scope, outcome.error);
       if (needed !== undefined) return needed;

@@ -18,6 +18,7 @@ import type { DeadlineQueue } from './deadline-queue.js';
 import type { EraDecision } from './era-decision.js';
 import type { ListenHub } from './listen-hub.js';
 import type { Connections } from './connections.js';
+import type { ApprovalDeps } from './mrtr-approval.js';
 import type { ParkingLot } from './parking.js';
 import type { Tracing } from './tracing.js';
 
@@ -25,6 +26,8 @@ export interface ServerCore {
   readonly options: ResolvedOptions;
   readonly admission: Admission;
   readonly parking: ParkingLot;
+  /** Modern approval tickets and sealed requestState (MRTR); shares its caps with `parking`. */
+  readonly approvals: ApprovalDeps;
   readonly capabilities: CapabilityTable;
   readonly clientRequests: ClientRequests;
   /** Every worker's callback timeout, as one timer. */

@@ -30,6 +30,7 @@ import { askUser } from './ask-user.js';
 import { runTool, toolResponse } from '../run-tool.js';
 import type { StagedResponse } from '../through-middleware.js';
 import { askOverModern, inputNeededReply } from '../modern/input-needed.js';
+import { replayReady, replayReply } from '../modern/replay.js';
 
 /** The authorizer's answer when it was not a plain allow for a known tool: what to do instead of running it. */
 class Refusal {
@@ -68,9 +69,13 @@ export const callTool: MethodHandler = (core, scope) => {
     workerOptions(core, scope),
     (abort) =>
       thenEventual(authorize(authorizer, name, args, authorizationContext(scope)), (verdict): Eventual<CallToolResult | StagedResponse | Refusal> =>
-        verdict.kind !== 'allow' || tool === undefined ? new Refusal(verdict) : runTool(core, scope, tool, args, abort),
+        verdict.kind !== 'allow' || tool === undefined || !replayReady(core, scope) ? new Refusal(verdict) : runTool(core, scope, tool, args, abort),
       ),
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse | null> => {
+      // A handler's unanswered input call ends the round, whatever it did after; a refused
+      // requestState (replayReady false, the handler never ran) is the fixed -32602 (modern/replay.ts).
+      const round = replayReply(scope);
+      if (round !== undefined) return round;
       if (!outcome.ok) {
         const needed = inputNeededReply(core, scope, outcome.error);
         if (needed !== undefined) return needed;

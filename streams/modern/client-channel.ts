@@ -6,9 +6,11 @@
  *   (`io.modelcontextprotocol/logLevel`), and only at or above it; without
  *   one the server must send no notifications/message for the request.
  * - ctx.elicit / ctx.sample / ctx.listRoots: a modern server never sends a
- *   request to the client. Each rejects with an InputNeededError carrying
- *   the request it would have sent and the capability it needs; left
- *   uncaught, input-needed.ts answers the request with it.
+ *   request to the client. On tools/call, resources/read and prompts/get,
+ *   for a capability the request declared, the call is answered by replay
+ *   (replay.ts: input_required rounds). Otherwise each rejects with an
+ *   InputNeededError carrying the request it would have sent and the
+ *   capability it needs; left uncaught, input-needed.ts answers -32021.
  */
 import type { ElicitParams, ElicitResult } from '../../lib/context.js';
 import { checkRequestedSchema } from '../../lib/elicitation-schema.js';
@@ -18,6 +20,7 @@ import { isPlainObject, notification } from '../../lib/protocol/jsonrpc.js';
 import type { ClientChannel } from '../call-context.js';
 import { pushForRequest } from '../push-for-request.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
+import { canReplay, replayAnswer, whyNoReplay } from './replay.js';
 
 class ModernChannel implements ClientChannel {
   constructor(
@@ -34,13 +37,15 @@ class ModernChannel implements ClientChannel {
   async elicit(params: ElicitParams): Promise<ElicitResult> {
     const elicitation = this.declared('elicitation');
     if (params.mode === 'url') {
-      return this.need('elicitation/create', { ...params }, { elicitation: { url: {} } }, isPlainObject(elicitation?.url));
+      // 2026-07-28 has no elicitationId: the retry itself says the URL step is done.
+      const { elicitationId: _id, ...urlParams } = params;
+      return this.need('elicitation/create', { ...urlParams }, { elicitation: { url: {} } }, isPlainObject(elicitation?.url));
     }
     const problem = checkRequestedSchema(params.requestedSchema);
     if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
     // `elicitation: {}` means form mode (the spec's own example).
     const form = elicitation !== undefined && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
-    return this.need('elicitation/create', { ...params }, { elicitation: {} }, form);
+    return this.need('elicitation/create', { mode: 'form', ...params }, { elicitation: {} }, form);
   }
 
   async sample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -56,12 +61,14 @@ class ModernChannel implements ClientChannel {
     return isPlainObject(value) ? value : undefined;
   }
 
-  private need(method: InputNeed['method'], params: Record<string, unknown>, requiredCapabilities: Record<string, unknown>, declared: boolean): never {
+  private need<T>(method: InputNeed['method'], params: Record<string, unknown>, requiredCapabilities: Record<string, unknown>, declared: boolean): T {
+    const need: InputNeed = { method, params, requiredCapabilities, declared };
+    if (declared && canReplay(this.scope)) return replayAnswer(this.core, this.scope, need) as T;
     const what = Object.keys(requiredCapabilities)[0]!;
     const message = declared
-      ? `${method} needs an input_required result (not yet supported on modern requests)`
+      ? `${method} ${whyNoReplay(this.scope)}`
       : `the request did not declare the ${what} capability, so the client cannot be sent ${method}`;
-    throw new InputNeededError(message, { method, params, requiredCapabilities, declared });
+    throw new InputNeededError(message, need);
   }
 }
 

@@ -1,19 +1,30 @@
 /**
  * What a modern request gets when serving it needs the client's input: the
- * one place that decides it, so serving it with MRTR (`input_required`
- * results) is a change here and nowhere else.
+ * one place that decides it (MRTR, `input_required` results).
  *
  * - A callback let an InputNeededError through (ctx.elicit, ctx.sample or
- *   ctx.listRoots on a modern request): -32021, `data.requiredCapabilities`
- *   naming the capability. Only a legacy client is ever sent a request.
- * - A tool authorizer answered ASK: the seed's deny, with the question as
- *   `prompt` and the detail `approval needs MRTR (not yet supported)`.
+ *   ctx.listRoots on a modern request for a capability the request did not
+ *   declare, or on a method that cannot answer input_required): -32021,
+ *   `data.requiredCapabilities` naming the capability. A declared one on
+ *   tools/call, resources/read or prompts/get is a replay round instead
+ *   (modern/replay.ts).
+ * - A tool authorizer answered ASK: without a declared elicitation
+ *   capability -32021; else round 1 issues an approval ticket
+ *   (`input_required` with the approval form), and the retry redeems it
+ *   (mrtr-approval.ts): approved runs the tool once through the usual
+ *   admission and worker path, a deny answer is the seed's deny, a bad
+ *   requestState the fixed -32602. tools-call.ts re-runs the authorizer on
+ *   every retry, so this runs only while the decision is still an ask. The
+ *   approved run does not replay its handler's own input calls (a limit of
+ *   this version: they fail the run rather than spend a second approval).
  */
-import { of, type Observable } from 'rxjs';
-import { DENY_DETAIL } from '../../lib/deny-details.js';
-import { InputNeededError, missingClientCapability, toolDenied } from '../../lib/errors.js';
-import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import { of, switchMap, type Observable } from 'rxjs';
+import { InputNeededError, invalidRequestState, missingClientCapability, toolDenied } from '../../lib/errors.js';
+import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
+import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../mrtr-approval.js';
+import { runInWorker } from '../run-tool.js';
+import { withoutReplay } from './replay.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
 
 /** The reply to a failed callback that was only asking for input, or undefined for any other failure. */
@@ -22,13 +33,67 @@ export function inputNeededReply(_core: ServerCore, scope: RequestScope, error: 
   return missingClientCapability(scope.id, error.need.requiredCapabilities, error.message);
 }
 
+/**
+ * Who may answer a modern request's question: the connection on stdio,
+ * WebSocket and memory (one peer each), the peer on HTTP, where every
+ * request is its own exchange (`principal:<key>` when authenticated).
+ */
+export function requestOwner(scope: RequestScope): string {
+  return scope.transport === 'http' || scope.transport === 'sse' ? scope.peer : scope.connId;
+}
+
+/** Whether this request declared form elicitation (`elicitation: {}` means form, the spec's own example). */
+export function declaresFormElicitation(scope: RequestScope): boolean {
+  const elicitation = scope.modern?.clientCapabilities.elicitation;
+  return isPlainObject(elicitation) && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
+}
+
+/** The request's params without the MRTR retry fields: what an approved tool run sees. */
+export function withoutRetryFields(scope: RequestScope): RequestScope {
+  if (scope.params === undefined) return scope;
+  const { inputResponses: _responses, requestState: _state, ...params } = scope.params;
+  return { ...scope, params };
+}
+
 /** An ASK verdict on a modern tools/call. */
 export function askOverModern(
-  _core: ServerCore,
+  core: ServerCore,
   scope: RequestScope,
   tool: ToolDef,
-  _args: Record<string, unknown>,
+  args: Record<string, unknown>,
   prompt: string,
 ): Observable<JsonRpcResponse | null> {
-  return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', DENY_DETAIL.approvalNeedsMrtr, prompt)));
+  if (!declaresFormElicitation(scope)) {
+    return of(
+      missingClientCapability(scope.id, { elicitation: {} }, `the request did not declare the elicitation capability, so ${tool.name} cannot be approved`),
+    );
+  }
+  const ask: ApprovalAsk = { method: 'tools/call', target: tool.name, arguments: args, holder: requestOwner(scope), peer: scope.peer, prompt };
+  const requestState = scope.params?.requestState;
+  const step$ =
+    requestState === undefined
+      ? issueApproval(core.approvals, ask)
+      : redeemApproval(core.approvals, { ...ask, requestState, inputResponses: scope.params?.inputResponses });
+  return step$.pipe(switchMap((step) => answerStep(core, scope, tool, args, prompt, step)));
+}
+
+function answerStep(
+  core: ServerCore,
+  scope: RequestScope,
+  tool: ToolDef,
+  args: Record<string, unknown>,
+  prompt: string,
+  step: ApprovalStep,
+): Observable<JsonRpcResponse | null> {
+  switch (step.step) {
+    case 'input_required':
+      return of(resultResponse(scope.id, step.result));
+    case 'approved':
+      // One approval, one run: a handler asking for input during it is not resumed (that would need the approval again).
+      return runInWorker(core, withoutReplay(withoutRetryFields(scope)), tool, args);
+    case 'denied':
+      return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', step.detail)));
+    case 'invalid':
+      return of(invalidRequestState(scope.id));
+  }
 }

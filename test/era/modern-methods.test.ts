@@ -63,7 +63,9 @@ describe('the shared methods on the modern wire', () => {
     }
     expect((await call(server, 'r', 'resources/read', { uri: 'a://b' })).result).toMatchObject({ ttlMs: 10, cacheScope: 'public' });
     // A retry that carried MRTR inputs depends on more than the cache key holds.
-    expect((await call(server, 's', 'resources/read', { uri: 'a://b', requestState: 'opaque' })).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    expect((await call(server, 's', 'resources/read', { uri: 'a://b', inputResponses: {} })).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    // A requestState this server did not seal for this request is refused before the read runs.
+    expect((await call(server, 't', 'resources/read', { uri: 'a://b', requestState: 'opaque' })).error).toMatchObject({ code: -32602, data: { reason: 'invalid_request_state' } });
   });
 
   test('a read authorizer makes every gated cacheable result private', async () => {
@@ -146,7 +148,7 @@ describe('the client is never sent a request on a modern exchange', () => {
     ['ask_url', { elicitation: { url: {} } }],
     ['sample', { sampling: {} }],
     ['roots', { roots: {} }],
-  ] as const)('%s without the capability: -32021 naming it; declared: still -32021 until MRTR', async (tool, required) => {
+  ] as const)('%s without the capability: -32021 naming it; declared: input_required carrying the request (MRTR)', async (tool, required) => {
     const { server } = eraServer();
     const peer = new Peer(server, { transport: 'stdio' });
     peer.send(modernRpc(1, 'tools/call', { name: tool }));
@@ -156,8 +158,8 @@ describe('the client is never sent a request on a modern exchange', () => {
     expect(missing.error.message).toMatch(/^Missing required client capability: the request did not declare the \w+ capability/);
     peer.send(modernRpc(2, 'tools/call', { name: tool }, { capabilities: required }));
     const declared = await peer.waitFor((m) => m.id === 2);
-    expect(declared.error.code).toBe(-32021);
-    expect(declared.error.message).toMatch(/needs an input_required result \(not yet supported on modern requests\)$/);
+    const method = tool === 'sample' ? 'sampling/createMessage' : tool === 'roots' ? 'roots/list' : 'elicitation/create';
+    expect(declared.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'rxmcp.1': { method } }, requestState: expect.any(String) });
     await settle();
     expect(peer.received.filter((m) => 'method' in m)).toEqual([]);
     expect(server.stats().pendingClientRequests).toBe(0);
@@ -176,21 +178,15 @@ describe('the client is never sent a request on a modern exchange', () => {
     expect(reply.result.content[0].text).toBe('no roots (InputNeededError; era modern; declared {"sampling":{}})');
   });
 
-  test('an ASK is denied with the question kept, and the tool never runs; on the same connection id a legacy client is asked', async () => {
+  test('an ASK is answered input_required with the approval form (no request sent, nothing parked); the tool has not run', async () => {
     const { server, runs } = eraServer();
     const peer = new Peer(server, { transport: 'memory' });
     peer.send(modernRpc(1, 'tools/call', { name: 'wipe' }, { capabilities: { elicitation: {} } }));
-    const denied = await peer.waitFor((m) => m.id === 1);
-    expect(denied.result).toStrictEqual({
-      resultType: 'complete',
-      content: [
-        {
-          type: 'text',
-          text: JSON.stringify({ error: 'authorization_required', tool: 'wipe', decision: 'ask', detail: 'approval needs MRTR (not yet supported)', prompt: 'Wipe it?' }),
-        },
-      ],
-      isError: true,
-      _meta: serverInfo,
+    const asked = await peer.waitFor((m) => m.id === 1);
+    expect(asked.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'rxmcp.approve': { method: 'elicitation/create', params: { mode: 'form', message: 'Wipe it?' } } },
+      requestState: expect.any(String),
     });
     expect(runs).toEqual([]);
     expect(peer.received.filter((m) => m.method === 'elicitation/create')).toEqual([]);

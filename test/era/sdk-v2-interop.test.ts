@@ -59,8 +59,14 @@ describe('the SDK v2 client speaking 2026-07-28 to the demo over stdio', () => {
     expect(completion.completion.values.length).toBeGreaterThan(0);
   });
 
-  test('pinned: an unknown resource is a -32602 protocol error; an approval is denied until MRTR', async () => {
+  test('pinned: an unknown resource is a -32602 protocol error; an approval round trip (MRTR) the client fulfils itself', async () => {
     const client = await connect({ pin: MODERN }, { elicitation: {} });
+    const questions: unknown[] = [];
+    let approve = false;
+    client.setRequestHandler('elicitation/create', (request) => {
+      questions.push(request.params);
+      return { action: 'accept', content: { approve } };
+    });
     const missing = await client.readResource({ uri: 'demo://notes/404' }).then(
       () => undefined,
       (error: unknown) => error,
@@ -69,7 +75,17 @@ describe('the SDK v2 client speaking 2026-07-28 to the demo over stdio', () => {
     expect((missing as ProtocolError).code).toBe(-32602);
     const denied = await client.callTool({ name: 'delete_note', arguments: { id: '1' } });
     expect(denied.isError).toBe(true);
-    expect(JSON.parse((denied.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ decision: 'ask', detail: 'approval needs MRTR (not yet supported)' });
+    expect(JSON.parse((denied.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ decision: 'ask', detail: 'not approved' });
+    approve = true;
+    const deleted = await client.callTool({ name: 'delete_note', arguments: { id: '1' } });
+    expect(deleted).toMatchObject({ content: [{ type: 'text', text: 'Deleted note 1' }] });
+    expect(deleted.isError).toBeFalsy();
+    expect(questions).toHaveLength(2);
+    expect(questions[0]).toMatchObject({ mode: 'form', requestedSchema: { required: ['approve'] } });
+    // The approval was spent on that one run: the note is gone, and a second call is asked anew.
+    const again = await client.callTool({ name: 'delete_note', arguments: { id: '1' } });
+    expect(again.isError).toBe(true);
+    expect(questions).toHaveLength(3);
   });
 
   test("'auto' negotiation finds the modern era", async () => {
