@@ -23,6 +23,8 @@ import { refuse, sendJson } from './responses.js';
 import { SessionTable } from './sessions.js';
 import { SseWriter } from './sse-writer.js';
 import { handleDelete, handleGet, handlePost } from './streamable.js';
+import { modernEdge } from './classify-era.js';
+import { modernExchangesOf } from './modern-post.js';
 
 export interface HttpHandlerStats {
   readonly sessions: number;
@@ -120,9 +122,12 @@ export function createHttpRouter<Req extends RequestHead>(
     if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
     const guard = checkHostAndOrigin(req);
     if (!guard.ok) return refuse(res, 403, guard.reason);
-    const versionRefusal = protocolVersionRefusal(req);
-    if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
     const { pathname } = target;
+    // The modern era (classify-era.ts): a POST's body decides its era; GET/DELETE naming a modern revision without a session are 405.
+    const modern = pathname === resolved.endpoint ? modernEdge(req) : undefined;
+    if (modern === 'method-not-allowed') return methodNotAllowed(res, 'POST');
+    const versionRefusal = modern === 'post-decides' ? undefined : protocolVersionRefusal(req);
+    if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
     const method = req.method ?? 'GET';
     switch (pathname) {
       case resolved.endpoint:
@@ -157,6 +162,7 @@ export function createHttpRouter<Req extends RequestHead>(
     close() {
       closed = true;
       ctx.sessions.closeAll();
+      modernExchangesOf(ctx).closeAll();
     },
     stats: () => {
       let streamBufferedBytes = 0;

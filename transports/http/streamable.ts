@@ -17,6 +17,7 @@
  *   parked calls are dropped and its workers aborted.
  */
 import { invalidRequest } from '../../lib/errors.js';
+import { isModernProtocolVersion } from '../../lib/protocol/modern.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
@@ -25,6 +26,8 @@ import { headerOf as header, type RequestHead, type ResponseSink } from './excha
 import { refuse, sendEmpty, sendJson } from './responses.js';
 import { StreamableSession } from './streamable-session.js';
 import { withJsonBody } from './with-json-body.js';
+import { classifyPostEra, headerVersion, legacyVersionRefusal } from './classify-era.js';
+import { modernExchangesOf } from './modern-post.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 
@@ -78,6 +81,9 @@ function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink): Stre
 
 export function handlePost<Req extends RequestHead>(ctx: HttpContext<Req>, req: Req, res: ResponseSink): void {
   if (!isJsonContentType(req)) {
+    // A revision the legacy code refuses before the body: as it always did (the router left it to the body).
+    const versionRefusal = legacyVersionRefusal(req);
+    if (versionRefusal !== undefined && !isModernProtocolVersion(headerVersion(req))) return refuse(res, 400, versionRefusal);
     refuse(res, 415, 'Unsupported Media Type: POST a JSON-RPC message as application/json');
     return;
   }
@@ -90,6 +96,13 @@ function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: 
     sendJson(res, 400, message.reply);
     return;
   }
+  // The modern era (2026-07-28) is decided here, per POST; whatever it leaves legacy goes on exactly as before.
+  const era = classifyPostEra(ctx.server, req, message);
+  if (era.era === 'refused') return sendJson(res, era.status, era.reply);
+  if (era.era === 'modern-notification') return sendEmpty(res, 202);
+  if (era.era === 'modern') return modernExchangesOf(ctx).serve(req, res, value, era.request.id, acceptsEventStream(req));
+  const versionRefusal = legacyVersionRefusal(req);
+  if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
   const initializing = message.kind === 'request' && message.method === 'initialize' && header(req, SESSION_HEADER) === undefined;
   const session = initializing ? newSession(ctx, req, res) : namedSession(ctx, req, res);
   if (session === undefined) return;
