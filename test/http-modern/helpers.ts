@@ -7,8 +7,27 @@ export const REGION_TOOL = 'regional';
 
 export async function serveModern() {
   const { server, runs } = eraServer({
-    authorizer: allowlist(['echo', 'chatty', 'ask_user', 'whoami', 'hang', REGION_TOOL]),
+    authorizer: allowlist(['echo', 'chatty', 'ask_user', 'whoami', 'hang', 'waiter', REGION_TOOL]),
   });
+  let onStarted: (() => void) | undefined;
+  let onAborted: (() => void) | undefined;
+  // Reports its start and its abort, then answers anyway (an answer nobody may see once the client left).
+  server.registry.registerTool({
+    name: 'waiter',
+    handler: (_args, ctx) =>
+      new Promise((resolve) => {
+        runs.push('waiter started');
+        ctx.progress(1, 2, 'started');
+        onStarted?.();
+        ctx.signal.addEventListener('abort', () => {
+          runs.push('waiter aborted');
+          onAborted?.();
+          resolve('late');
+        });
+      }),
+  });
+  const started = () => new Promise<void>((resolve) => (onStarted = resolve));
+  const aborted = () => new Promise<void>((resolve) => (onAborted = resolve));
   server.registry.registerTool({
     name: REGION_TOOL,
     inputSchema: {
@@ -25,6 +44,8 @@ export async function serveModern() {
   return {
     server,
     runs,
+    started,
+    aborted,
     http,
     url: http.url,
     close: async () => {

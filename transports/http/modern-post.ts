@@ -99,7 +99,7 @@ export class ModernExchanges {
       if (writer === undefined) {
         writer = ctx.openWriter(res, connId);
         writer.onClose(finish);
-        writer.open({ 'X-Accel-Buffering': 'no' });
+        writer.open();
       }
       writer.event({ data });
     };
