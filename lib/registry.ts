@@ -15,6 +15,7 @@ import { isLogger, type Logger } from './logger.js';
 import type { PromptDef } from './prompt-def.js';
 import type { ResourceDef, ResourceTemplateDef } from './resource-def.js';
 import { toolListing, type ToolDef, type TypedToolDef } from './tool-def.js';
+import { checkHeaderMarks } from './tool-header-marks.js';
 import { SchemaCompiler, type JsonSchemaConverter, type ToolSchemas } from './tool-schemas.js';
 import type { ToolResultOf, ToolSchema } from './tool-types.js';
 import { ToolNameWarnings } from './tool-names.js';
@@ -138,6 +139,7 @@ export class Registry {
     requireName('a tool', def?.name);
     requireFunction('tool', def.name, def.handler, 'handler');
     const schemas = this.schemaCompiler.compileTool(def);
+    checkHeaderMarks(def.name, schemas.json.input);
     return { def, derived: options.derived === true, schemas };
   }
 
