@@ -47,6 +47,8 @@ export const SCENARIOS: readonly Scenario[] = [
   echoScenario('stdio', 16, ['sdk', 'rxmcp', 'limit']),
   echoScenario('http', 1, ['sdk', 'rxmcp', 'limit']),
   echoScenario('http', 16, ['sdk', 'rxmcp', 'limit']),
+  echoScenario('http-modern', 1, ['rxmcp']),
+  echoScenario('http-modern', 16, ['rxmcp']),
   echoScenario('ws', 1, ['rxmcp']),
   echoScenario('ws', 16, ['rxmcp']),
   {

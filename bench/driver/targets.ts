@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { ServerCommand } from './server-process.js';
 
 export type ServerKind = 'sdk' | 'rxmcp' | 'limit';
-export type Wire = 'stdio' | 'http' | 'ws';
+/** `http-modern`: Streamable HTTP with 2026-07-28 requests (stateless: no initialize, no session). */
+export type Wire = 'stdio' | 'http' | 'http-modern' | 'ws';
 
 export interface Target {
   readonly kind: ServerKind;
@@ -38,6 +39,6 @@ export function target(kind: ServerKind, wire: Wire, extraArgs: readonly string[
     kind,
     wire,
     mcp: kind !== 'limit',
-    command: { argv: ['node', serverScript(kind), '--transport', wire, ...extraArgs], wire: wire === 'stdio' ? 'stdio' : 'network' },
+    command: { argv: ['node', serverScript(kind), '--transport', wire === 'http-modern' ? 'http' : wire, ...extraArgs], wire: wire === 'stdio' ? 'stdio' : 'network' },
   };
 }
