@@ -7,7 +7,7 @@ export const REGION_TOOL = 'regional';
 
 export async function serveModern() {
   const { server, runs } = eraServer({
-    authorizer: allowlist(['echo', 'chatty', 'ask_user', 'whoami', 'hang', 'waiter', REGION_TOOL]),
+    authorizer: allowlist(['echo', 'chatty', 'ask_user', 'whoami', 'hang', 'waiter', 'broadcaster', REGION_TOOL]),
   });
   let onStarted: (() => void) | undefined;
   let onAborted: (() => void) | undefined;

@@ -35,6 +35,30 @@ describe('over SSE', () => {
     expect(await reader.untilEnd()).toBe(true);
   });
 
+  test('broadcasts (server.notify, list_changed) never reach a modern request\'s stream', async () => {
+    let n = 0;
+    served.server.registry.registerTool({
+      name: 'broadcaster',
+      handler: (_args, ctx) => {
+        ctx.progress(1, 2, 'before');
+        served.server.notify('notifications/message', { level: 'error', data: 'to everyone' });
+        served.server.registry.registerTool({ name: `extra-${++n}`, handler: () => 'x' });
+        ctx.progress(2, 2, 'after');
+        return 'done';
+      },
+    }, { replace: true });
+    const response = await modernPost(served.url, 5, 'tools/call', { name: 'broadcaster', _meta: { progressToken: 'b' } }, { logLevel: 'debug' });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = new SseReader(response);
+    const seen: unknown[] = [];
+    for (;;) {
+      const { message } = await reader.nextMessage();
+      seen.push(message.method ?? message.id);
+      if (message.id === 5) break;
+    }
+    expect(seen).toEqual(['notifications/progress', 'notifications/progress', 5]);
+  });
+
   test('without a log level nothing is logged: the reply alone, as plain JSON', async () => {
     const response = await modernPost(served.url, 2, 'tools/call', { name: 'chatty' });
     expect(response.headers.get('content-type')).toBe('application/json');
