@@ -52,6 +52,8 @@ export const SCENARIOS: readonly Scenario[] = [
     title:
       'echo over Streamable HTTP, 16 outstanding, without and with JWT bearer authentication (RS256, JWKS served on 127.0.0.1 and cached): every request authenticated, its token verified once and then found in the cache of verified tokens',
   }),
+  echoScenario('http-modern', 1, ['rxmcp']),
+  echoScenario('http-modern', 16, ['rxmcp']),
   echoScenario('ws', 1, ['rxmcp']),
   echoScenario('ws', 16, ['rxmcp']),
   {

@@ -16,6 +16,7 @@ import { isLogger, type Logger } from './logger.js';
 import type { PromptDef } from './prompt-def.js';
 import type { ResourceDef, ResourceTemplateDef } from './resource-def.js';
 import { toolListing, type ToolDef, type TypedToolDef } from './tool-def.js';
+import { checkHeaderMarks } from './tool-header-marks.js';
 import { SchemaCompiler, type JsonSchemaConverter, type ToolSchemas } from './tool-schemas.js';
 import type { ToolResultOf, ToolSchema } from './tool-types.js';
 import { ToolNameWarnings } from './tool-names.js';
@@ -140,6 +141,7 @@ export class Registry {
     requireFunction('tool', def.name, def.handler, 'handler');
     checkRequiredScopes('requiredScopes', `tool ${def.name}`, def.requiredScopes);
     const schemas = this.schemaCompiler.compileTool(def);
+    checkHeaderMarks(def.name, schemas.json.input);
     return { def, derived: options.derived === true, schemas };
   }
 

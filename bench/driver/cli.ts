@@ -33,7 +33,7 @@ const dashes = process.argv.indexOf('--');
 const argv = dashes === -1 ? process.argv.slice(2) : process.argv.slice(2, dashes);
 const serverArgv = dashes === -1 ? [] : process.argv.slice(dashes + 1);
 const wire = (option(argv, '--wire') ?? 'stdio') as Wire;
-if (!['stdio', 'http', 'ws'].includes(wire)) throw new Error('--wire must be stdio, http or ws');
+if (!['stdio', 'http', 'http-modern', 'ws'].includes(wire)) throw new Error('--wire must be stdio, http, http-modern or ws');
 const url = option(argv, '--url');
 if ((url === undefined) === (serverArgv.length === 0)) throw new Error('give either --url or a server command after --');
 const endpoint: Endpoint = { wire, mcp: !argv.includes('--no-mcp') };

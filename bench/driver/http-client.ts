@@ -8,6 +8,9 @@
  * to the pool. A notification is answered 202 with no body. A server URL
  * whose fragment is `#bearer=<token>` (the bench servers' convention for an
  * authenticated run) has every request sent with `Authorization: Bearer`.
+ *
+ * `modern`: every request is a 2026-07-28 one (the `_meta` envelope and the
+ * standard headers: MCP-Protocol-Version, Mcp-Method, Mcp-Name), no session.
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { isReply, type JsonRpcId, type JsonRpcReply, type RpcClient } from './rpc-client.js';
@@ -60,6 +63,23 @@ function replyFromSse(response: IncomingMessage, id: JsonRpcId): Promise<JsonRpc
   });
 }
 
+const MODERN = '2026-07-28';
+
+function withModernMeta(params: unknown): Record<string, unknown> {
+  const base = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
+  return {
+    ...base,
+    _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
+  };
+}
+
+function modernHeaders(method: string, params: unknown): Record<string, string> {
+  const headers: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method };
+  const name = (params as { name?: unknown; uri?: unknown } | undefined)?.name ?? (params as { uri?: unknown } | undefined)?.uri;
+  if (typeof name === 'string') headers['Mcp-Name'] = name;
+  return headers;
+}
+
 export class HttpClient implements RpcClient {
   private nextId = 1;
   private sessionId: string | undefined;
@@ -70,6 +90,7 @@ export class HttpClient implements RpcClient {
   constructor(
     url: string,
     private readonly agent: Agent,
+    private readonly modern = false,
   ) {
     this.url = new URL(url);
     const bearer = /^#bearer=(\S+)$/.exec(this.url.hash)?.[1];
@@ -82,7 +103,9 @@ export class HttpClient implements RpcClient {
 
   async request(method: string, params?: unknown): Promise<JsonRpcReply> {
     const id = this.nextId++;
-    const response = await this.post({ jsonrpc: '2.0', id, method, params });
+    const response = this.modern
+      ? await this.send('POST', JSON.stringify({ jsonrpc: '2.0', id, method, params: withModernMeta(params) }), modernHeaders(method, params))
+      : await this.post({ jsonrpc: '2.0', id, method, params });
     const type = String(response.headers['content-type'] ?? '');
     if (response.statusCode !== 200) {
       throw new Error(`HTTP ${String(response.statusCode)} for ${method}: ${await readAll(response)}`);
@@ -124,8 +147,8 @@ export class HttpClient implements RpcClient {
     return this.send('POST', JSON.stringify(message));
   }
 
-  private send(method: 'POST' | 'DELETE', body: string | undefined): Promise<IncomingMessage> {
-    const headers: Record<string, string | number> = { Accept: 'application/json, text/event-stream' };
+  private send(method: 'POST' | 'DELETE', body: string | undefined, extra: Record<string, string> = {}): Promise<IncomingMessage> {
+    const headers: Record<string, string | number> = { Accept: 'application/json, text/event-stream', ...extra };
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
       headers['Content-Length'] = Buffer.byteLength(body);

@@ -30,9 +30,10 @@ export async function openClient(endpoint: Endpoint, server: Reachable, agent?: 
     client = new StdioClient(server.child.stdin, server.child.stdout);
   } else if (server.url === undefined) {
     throw new Error(`a ${endpoint.wire} client needs a url`);
-  } else if (endpoint.wire === 'http') {
+  } else if (endpoint.wire === 'http' || endpoint.wire === 'http-modern') {
     if (agent === undefined) throw new Error('an HTTP client needs an Agent');
-    client = new HttpClient(server.url, agent);
+    client = new HttpClient(server.url, agent, endpoint.wire === 'http-modern');
+    if (endpoint.wire === 'http-modern') return client; // stateless: no initialize
   } else {
     client = await connectWs(server.url);
   }

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { ServerCommand } from './server-process.js';
 
 export type ServerKind = 'sdk' | 'rxmcp' | 'rxmcp-auth' | 'limit';
-export type Wire = 'stdio' | 'http' | 'ws';
+/** `http-modern`: Streamable HTTP with 2026-07-28 requests (stateless: no initialize, no session). */
+export type Wire = 'stdio' | 'http' | 'http-modern' | 'ws';
 
 export interface Target {
   readonly kind: ServerKind;
@@ -44,6 +45,6 @@ export function target(kind: ServerKind, wire: Wire, extraArgs: readonly string[
     kind,
     wire,
     mcp: kind !== 'limit',
-    command: { argv: ['node', serverScript(kind), '--transport', wire, ...(KIND_ARGS[kind] ?? []), ...extraArgs], wire: wire === 'stdio' ? 'stdio' : 'network' },
+    command: { argv: ['node', serverScript(kind), '--transport', wire === 'http-modern' ? 'http' : wire, ...(KIND_ARGS[kind] ?? []), ...extraArgs], wire: wire === 'stdio' ? 'stdio' : 'network' },
   };
 }

@@ -34,6 +34,8 @@ import { refuse, sendJson } from './responses.js';
 import { SessionTable } from './sessions.js';
 import { SseWriter } from './sse-writer.js';
 import { handleDelete, handleGet, handlePost } from './streamable.js';
+import { modernEdge } from './classify-era.js';
+import { modernExchangesOf } from './modern-post.js';
 
 export interface HttpHandlerStats {
   readonly sessions: number;
@@ -137,7 +139,10 @@ export function createHttpRouter<Req extends RequestHead>(
     if (!guard.ok) return refuse(res, 403, guard.reason);
     const { pathname } = target;
     if (metadataRoute?.paths.has(pathname) === true) return metadataRoute.serve(req, res);
-    const versionRefusal = protocolVersionRefusal(req);
+    // The modern era (classify-era.ts): a POST's body decides its era; GET/DELETE naming a modern revision without a session are 405.
+    const modern = pathname === resolved.endpoint ? modernEdge(req) : undefined;
+    if (modern === 'method-not-allowed') return methodNotAllowed(res, 'POST');
+    const versionRefusal = modern === 'post-decides' ? undefined : protocolVersionRefusal(req);
     if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
     const method = req.method ?? 'GET';
     if (pathname === resolved.healthPath && pathname !== resolved.endpoint) {
@@ -182,6 +187,7 @@ export function createHttpRouter<Req extends RequestHead>(
     close() {
       closed = true;
       ctx.sessions.closeAll();
+      modernExchangesOf(ctx).closeAll();
     },
     stats: () => {
       let streamBufferedBytes = 0;

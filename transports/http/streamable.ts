@@ -24,6 +24,7 @@
  */
 import type { Principal } from '../../lib/auth/principal.js';
 import { invalidRequest } from '../../lib/errors.js';
+import { isModernProtocolVersion } from '../../lib/protocol/modern.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
@@ -35,6 +36,8 @@ import { refuse, sendEmpty, sendJson } from './responses.js';
 import { scopeGate } from './scope-gate.js';
 import { StreamableSession } from './streamable-session.js';
 import { withJsonBody } from './with-json-body.js';
+import { classifyPostEra, headerVersion, legacyVersionRefusal } from './classify-era.js';
+import { modernExchangesOf } from './modern-post.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 
@@ -89,6 +92,9 @@ function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, princ
 
 export function handlePost<Req extends RequestHead>(ctx: HttpContext<Req>, req: Req, res: ResponseSink, principal?: Principal): void {
   if (!isJsonContentType(req)) {
+    // A revision the legacy code refuses before the body: as it always did (the router left it to the body).
+    const versionRefusal = legacyVersionRefusal(req);
+    if (versionRefusal !== undefined && !isModernProtocolVersion(headerVersion(req))) return refuse(res, 400, versionRefusal);
     refuse(res, 415, 'Unsupported Media Type: POST a JSON-RPC message as application/json');
     return;
   }
@@ -101,6 +107,22 @@ function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: 
     sendJson(res, 400, message.reply);
     return;
   }
+  // The modern era (2026-07-28) is decided here, per POST; whatever it leaves legacy goes on exactly as before.
+  const era = classifyPostEra(ctx.server, req, message);
+  if (era.era === 'refused') return sendJson(res, era.status, era.reply);
+  if (era.era === 'modern-notification') return sendEmpty(res, 202);
+  if (era.era === 'modern') {
+    // The same per-target scope gate as a legacy request, before any answer starts (a 403 the client can step up from).
+    const modernAuth = ctx.options.auth;
+    const denied =
+      modernAuth === null || principal === undefined || message.kind !== 'request'
+        ? undefined
+        : scopeGate(modernAuth, ctx.server.registry, principal, message.method, message.params);
+    if (denied !== undefined) return sendChallenge(res, denied, modernAuth!);
+    return modernExchangesOf(ctx).serve(req, res, value, era.request.id, acceptsEventStream(req), principal);
+  }
+  const versionRefusal = legacyVersionRefusal(req);
+  if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
   const initializing = message.kind === 'request' && message.method === 'initialize' && header(req, SESSION_HEADER) === undefined;
   const session = initializing ? newSession(ctx, req, res, principal) : namedSession(ctx, req, res, principal);
   if (session === undefined) return;
