@@ -2,12 +2,12 @@
  * The context a callback receives, built from its request's scope: who is
  * calling (set by the server, never the client), the abort signal, and the
  * ways to talk back to the client while the call runs (progress, log lines,
- * elicitation, sampling, roots). Every message it sends is tagged with the
+ * elicitation, sampling, roots, and named batches of them). Every message it sends is tagged with the
  * request it belongs to, so a transport can deliver it on that request's
  * stream.
  */
 import type { Principal } from '../lib/auth/principal.js';
-import type { AuthorizationContext, CallContext, ConnId, ElicitParams, ElicitResult, TransportKind } from '../lib/context.js';
+import type { AuthorizationContext, CallContext, ConnId, ElicitParams, ElicitResult, InputRequest, InputResponses, TransportKind } from '../lib/context.js';
 import { checkRequestedSchema } from '../lib/elicitation-schema.js';
 import { ClientCapabilityError } from '../lib/errors.js';
 import type { LogLevel } from '../lib/log-levels.js';
@@ -15,6 +15,7 @@ import { untilAborted } from '../lib/until-aborted.js';
 import { isPlainObject, notification, type JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { CompletionContext } from '../lib/resource-def.js';
+import { askConcurrently } from './ask-inputs.js';
 import type { ClientCapabilities } from './capability-table.js';
 import type { LazyAbort } from './lazy-abort.js';
 import { modernChannel } from './modern/client-channel.js';
@@ -37,6 +38,8 @@ export interface ClientChannel {
   elicit(params: ElicitParams): Promise<ElicitResult>;
   sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
+  /** A named batch of the three (ask-inputs.ts checks it). */
+  askInputs(requests: unknown): Promise<Record<string, unknown>>;
 }
 
 /** The legacy era: the connection's log level (outbox.ts) and what it advertised at initialize. */
@@ -73,6 +76,10 @@ class LegacyChannel implements ClientChannel {
   async listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
     this.requireCapability('roots', 'list its roots', this.capability('roots') !== undefined);
     return this.ask('roots/list', {}, this.core.options.clientRequestTimeoutMs);
+  }
+
+  askInputs(requests: unknown): Promise<Record<string, unknown>> {
+    return askConcurrently(this, requests);
   }
 
   private capability(name: keyof ClientCapabilities): Record<string, unknown> | undefined {
@@ -165,6 +172,10 @@ class RequestCallContext implements CallContext {
 
   listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
     return this.#client().listRoots();
+  }
+
+  askInputs<const T extends Readonly<Record<string, InputRequest>>>(requests: T): Promise<InputResponses<T>> {
+    return this.#client().askInputs(requests) as Promise<InputResponses<T>>;
   }
 
   #client(): ClientChannel {
