@@ -4,7 +4,10 @@
  * handler names, none starting with `rxmcp.`, the prefix of single calls'
  * replay keys), and the legacy way of answering it: every request sent to
  * the client at once through the channel's own elicit / sample / listRoots,
- * so each keeps its capability check, timeout and cancellation.
+ * so each keeps its capability check, timeout and cancellation. The first
+ * failure rejects the batch and cancels the requests still out (the client
+ * is sent notifications/cancelled for them): nothing stays pending for a
+ * handler that can no longer use the answers.
  */
 import type { ElicitParams, InputRequest } from '../lib/context.js';
 import { isPlainObject } from '../lib/protocol/jsonrpc.js';
@@ -13,9 +16,9 @@ const RESERVED_PREFIX = 'rxmcp.';
 
 /** What a channel answers single input calls with. */
 export interface SingleInputs {
-  elicit(params: ElicitParams): Promise<unknown>;
-  sample(params: Record<string, unknown>): Promise<unknown>;
-  listRoots(): Promise<unknown>;
+  elicit(params: ElicitParams, signal?: AbortSignal): Promise<unknown>;
+  sample(params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
+  listRoots(signal?: AbortSignal): Promise<unknown>;
 }
 
 /** The batch's entries, in the handler's order; a TypeError naming the key for anything that is not an input request. */
@@ -38,21 +41,27 @@ export function checkInputRequests(requests: unknown): Array<[string, InputReque
   return entries;
 }
 
-/** One input through a channel's single call. */
-export function askOne(channel: SingleInputs, request: InputRequest): Promise<unknown> {
+function askOne(channel: SingleInputs, request: InputRequest, signal: AbortSignal): Promise<unknown> {
   switch (request.method) {
     case 'elicitation/create':
-      return channel.elicit(request.params);
+      return channel.elicit(request.params, signal);
     case 'sampling/createMessage':
-      return channel.sample(request.params);
+      return channel.sample(request.params, signal);
     case 'roots/list':
-      return channel.listRoots();
+      return channel.listRoots(signal);
   }
 }
 
-/** Legacy: every request sent at once; the answers keyed as asked, or the first failure. */
-export async function askConcurrently(channel: SingleInputs, requests: unknown): Promise<Record<string, unknown>> {
+/** Legacy: every request sent at once (`callSignal` is the call's own); the answers keyed as asked, or the first failure. */
+export async function askConcurrently(channel: SingleInputs, requests: unknown, callSignal: AbortSignal): Promise<Record<string, unknown>> {
   const entries = checkInputRequests(requests);
-  const answers = await Promise.all(entries.map(([, request]) => askOne(channel, request)));
-  return Object.fromEntries(entries.map(([key], i) => [key, answers[i]]));
+  const batch = new AbortController();
+  const signal = AbortSignal.any([callSignal, batch.signal]);
+  try {
+    const answers = await Promise.all(entries.map(([, request]) => askOne(channel, request, signal)));
+    return Object.fromEntries(entries.map(([key], i) => [key, answers[i]]));
+  } catch (error) {
+    batch.abort(error);
+    throw error;
+  }
 }

@@ -54,7 +54,7 @@ class LegacyChannel implements ClientChannel {
     pushForRequest(this.core, this.scope, notification('notifications/message', logger === undefined ? { level, data } : { level, logger, data }));
   }
 
-  async elicit(params: ElicitParams): Promise<ElicitResult> {
+  async elicit(params: ElicitParams, signal = this.abort.signal): Promise<ElicitResult> {
     const elicitation = this.capability('elicitation');
     if (params.mode === 'url') {
       this.requireCapability('elicitation.url', 'be sent to a URL', isPlainObject(elicitation?.url));
@@ -65,21 +65,21 @@ class LegacyChannel implements ClientChannel {
       const problem = checkRequestedSchema(params.requestedSchema);
       if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
     }
-    return this.ask<ElicitResult>('elicitation/create', { ...params }, this.core.options.elicitationTimeoutMs);
+    return this.ask<ElicitResult>('elicitation/create', { ...params }, this.core.options.elicitationTimeoutMs, signal);
   }
 
-  async sample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async sample(params: Record<string, unknown>, signal = this.abort.signal): Promise<Record<string, unknown>> {
     this.requireCapability('sampling', 'be asked to sample', this.capability('sampling') !== undefined);
-    return this.ask('sampling/createMessage', params, this.core.options.clientRequestTimeoutMs);
+    return this.ask('sampling/createMessage', params, this.core.options.clientRequestTimeoutMs, signal);
   }
 
-  async listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
+  async listRoots(signal = this.abort.signal): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
     this.requireCapability('roots', 'list its roots', this.capability('roots') !== undefined);
-    return this.ask('roots/list', {}, this.core.options.clientRequestTimeoutMs);
+    return this.ask('roots/list', {}, this.core.options.clientRequestTimeoutMs, signal);
   }
 
   askInputs(requests: unknown): Promise<Record<string, unknown>> {
-    return askConcurrently(this, requests);
+    return askConcurrently(this, requests, this.abort.signal);
   }
 
   private capability(name: keyof ClientCapabilities): Record<string, unknown> | undefined {
@@ -93,7 +93,7 @@ class LegacyChannel implements ClientChannel {
     }
   }
 
-  private ask<T>(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<T> {
+  private ask<T>(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<T> {
     const request$ = this.core.clientRequests.send({
       owner: this.scope.connId,
       method,
@@ -101,7 +101,7 @@ class LegacyChannel implements ClientChannel {
       timeoutMs,
       push: (message) => pushForRequest(this.core, this.scope, message),
     });
-    return untilAborted(request$, this.abort.signal) as Promise<T>;
+    return untilAborted(request$, signal) as Promise<T>;
   }
 }
 
