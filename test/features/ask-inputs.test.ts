@@ -49,6 +49,19 @@ function server() {
         }
       },
     })
+    .registerTool({
+      name: 'fallback',
+      handler: async (_args, ctx) => {
+        try {
+          await ctx.askInputs(ASK);
+          return 'all answered';
+        } catch {
+          // Still running: the batch's requests must not stay out meanwhile.
+          const again = await ctx.elicit({ message: 'Just a name then?', requestedSchema: NAME_FORM });
+          return `fallback ${String(again.content?.name)}`;
+        }
+      },
+    })
     .registerTool({ name: 'none', handler: async (_args, ctx) => JSON.stringify(await ctx.askInputs({})) });
   return { server: makeServer({ registry }), seen };
 }
@@ -89,6 +102,20 @@ describe('ctx.askInputs on a legacy request', () => {
     const cancelled = peer.notifications('notifications/cancelled').map((m) => m.params.requestId);
     expect(cancelled.sort()).toEqual(asked.map((m) => m.id).sort());
     expect(s.stats().pendingClientRequests).toBe(0);
+  });
+
+  test('a handler that catches the failure and goes on: the batch requests are cancelled while it still runs', async () => {
+    const { server: s } = server();
+    const peer = new Peer(s);
+    await peer.initialize({ elicitation: {}, roots: {} });
+    const reply = peer.call('call', 'tools/call', { name: 'fallback', arguments: {} });
+    const fallback = await peer.waitFor((m) => m.method === 'elicitation/create' && m.params.message === 'Just a name then?');
+    const batch = peer.received.filter((m) => m.method !== undefined && m.id !== undefined && m !== fallback);
+    expect(batch.map((m) => m.method)).toEqual(['elicitation/create', 'roots/list']);
+    expect(peer.notifications('notifications/cancelled').map((m) => m.params.requestId).sort()).toEqual(batch.map((m) => m.id).sort());
+    expect(s.stats().pendingClientRequests).toBe(1);
+    peer.send({ jsonrpc: '2.0', id: fallback.id, result: { action: 'accept', content: { name: 'Bo' } } });
+    expect((await reply).result.content[0].text).toBe('fallback Bo');
   });
 
   test('an empty batch answers {} without asking anything', async () => {
