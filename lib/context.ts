@@ -71,7 +71,37 @@ export interface CallContext extends AuthorizationContext {
   sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** roots/list; needs the client's `roots` capability. */
   listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
+  /**
+   * Several inputs at once, each under a key the handler names (not starting
+   * with `rxmcp.`, which single calls use); resolves with every answer under
+   * its key. Legacy: each is a real client request (as elicit / sample /
+   * listRoots, with their checks and errors), sent concurrently; the first
+   * failure rejects. Modern (tools/call, resources/read, prompts/get): one
+   * `input_required` round asks every key still unanswered, and the retry's
+   * `inputResponses` (collected across rounds in the sealed requestState)
+   * answer them; unknown keys are ignored. A request kind whose capability
+   * the modern request did not declare rejects the whole call with
+   * InputNeededError (-32021 naming every missing capability): check
+   * `ctx.modern.clientCapabilities` first to adapt.
+   */
+  askInputs<const T extends Readonly<Record<string, InputRequest>>>(requests: T): Promise<InputResponses<T>>;
 }
+
+/** One input a handler asks of the client: the client request's method and params. */
+export type InputRequest =
+  | { readonly method: 'elicitation/create'; readonly params: ElicitParams }
+  | { readonly method: 'sampling/createMessage'; readonly params: Record<string, unknown> }
+  | { readonly method: 'roots/list'; readonly params?: Readonly<Record<string, never>> };
+
+/** The client's answer to one InputRequest: what elicit, sample or listRoots resolve with. */
+export type InputResponse<R extends InputRequest = InputRequest> = R['method'] extends 'elicitation/create'
+  ? ElicitResult
+  : R['method'] extends 'roots/list'
+    ? { roots: Array<{ uri: string; name?: string }> }
+    : Record<string, unknown>;
+
+/** Every answer of a named batch, under the key it was asked with. */
+export type InputResponses<T extends Readonly<Record<string, InputRequest>>> = { -readonly [K in keyof T]: InputResponse<T[K]> };
 
 export type ElicitParams =
   | { mode?: 'form'; message: string; requestedSchema: Record<string, unknown> }

@@ -10,7 +10,7 @@ export * as errors from './errors.js';
 export type { ServerOptions, AuthorizerSource } from './options.js';
 export { CACHEABLE_METHODS } from './cache-hints.js';
 export type { CacheHint, CacheHintsOption, CacheScope, CacheableMethod } from './cache-hints.js';
-export type { AuthorizationContext, CallContext, ConnId, TransportKind, ElicitParams, ElicitResult } from './context.js';
+export type { AuthorizationContext, CallContext, ConnId, TransportKind, ElicitParams, ElicitResult, InputRequest, InputResponse, InputResponses } from './context.js';
 export { DEFAULT_CONN_ID } from './context.js';
 export type { ApprovalEvent, CallbackFailedEvent, CallCompletedEvent, CallOutcome, ServerEvent } from './events.js';
 export type { ToolDef, TypedToolDef, ToolAnnotations, ToolHandler, Icon } from './tool-def.js';

@@ -2,12 +2,12 @@
  * The context a callback receives, built from its request's scope: who is
  * calling (set by the server, never the client), the abort signal, and the
  * ways to talk back to the client while the call runs (progress, log lines,
- * elicitation, sampling, roots). Every message it sends is tagged with the
+ * elicitation, sampling, roots, and named batches of them). Every message it sends is tagged with the
  * request it belongs to, so a transport can deliver it on that request's
  * stream.
  */
 import type { Principal } from '../lib/auth/principal.js';
-import type { AuthorizationContext, CallContext, ConnId, ElicitParams, ElicitResult, TransportKind } from '../lib/context.js';
+import type { AuthorizationContext, CallContext, ConnId, ElicitParams, ElicitResult, InputRequest, InputResponses, TransportKind } from '../lib/context.js';
 import { checkRequestedSchema } from '../lib/elicitation-schema.js';
 import { ClientCapabilityError } from '../lib/errors.js';
 import type { LogLevel } from '../lib/log-levels.js';
@@ -15,6 +15,7 @@ import { untilAborted } from '../lib/until-aborted.js';
 import { isPlainObject, notification, type JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { CompletionContext } from '../lib/resource-def.js';
+import { askConcurrently } from './ask-inputs.js';
 import type { ClientCapabilities } from './capability-table.js';
 import type { LazyAbort } from './lazy-abort.js';
 import { modernChannel } from './modern/client-channel.js';
@@ -37,6 +38,8 @@ export interface ClientChannel {
   elicit(params: ElicitParams): Promise<ElicitResult>;
   sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
+  /** A named batch of the three (ask-inputs.ts checks it). */
+  askInputs(requests: unknown): Promise<Record<string, unknown>>;
 }
 
 /** The legacy era: the connection's log level (outbox.ts) and what it advertised at initialize. */
@@ -51,7 +54,7 @@ class LegacyChannel implements ClientChannel {
     pushForRequest(this.core, this.scope, notification('notifications/message', logger === undefined ? { level, data } : { level, logger, data }));
   }
 
-  async elicit(params: ElicitParams): Promise<ElicitResult> {
+  async elicit(params: ElicitParams, signal = this.abort.signal): Promise<ElicitResult> {
     const elicitation = this.capability('elicitation');
     if (params.mode === 'url') {
       this.requireCapability('elicitation.url', 'be sent to a URL', isPlainObject(elicitation?.url));
@@ -62,17 +65,21 @@ class LegacyChannel implements ClientChannel {
       const problem = checkRequestedSchema(params.requestedSchema);
       if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
     }
-    return this.ask<ElicitResult>('elicitation/create', { ...params }, this.core.options.elicitationTimeoutMs);
+    return this.ask<ElicitResult>('elicitation/create', { ...params }, this.core.options.elicitationTimeoutMs, signal);
   }
 
-  async sample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async sample(params: Record<string, unknown>, signal = this.abort.signal): Promise<Record<string, unknown>> {
     this.requireCapability('sampling', 'be asked to sample', this.capability('sampling') !== undefined);
-    return this.ask('sampling/createMessage', params, this.core.options.clientRequestTimeoutMs);
+    return this.ask('sampling/createMessage', params, this.core.options.clientRequestTimeoutMs, signal);
   }
 
-  async listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
+  async listRoots(signal = this.abort.signal): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
     this.requireCapability('roots', 'list its roots', this.capability('roots') !== undefined);
-    return this.ask('roots/list', {}, this.core.options.clientRequestTimeoutMs);
+    return this.ask('roots/list', {}, this.core.options.clientRequestTimeoutMs, signal);
+  }
+
+  askInputs(requests: unknown): Promise<Record<string, unknown>> {
+    return askConcurrently(this, requests, this.abort.signal);
   }
 
   private capability(name: keyof ClientCapabilities): Record<string, unknown> | undefined {
@@ -86,7 +93,7 @@ class LegacyChannel implements ClientChannel {
     }
   }
 
-  private ask<T>(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<T> {
+  private ask<T>(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<T> {
     const request$ = this.core.clientRequests.send({
       owner: this.scope.connId,
       method,
@@ -94,7 +101,7 @@ class LegacyChannel implements ClientChannel {
       timeoutMs,
       push: (message) => pushForRequest(this.core, this.scope, message),
     });
-    return untilAborted(request$, this.abort.signal) as Promise<T>;
+    return untilAborted(request$, signal) as Promise<T>;
   }
 }
 
@@ -165,6 +172,10 @@ class RequestCallContext implements CallContext {
 
   listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
     return this.#client().listRoots();
+  }
+
+  askInputs<const T extends Readonly<Record<string, InputRequest>>>(requests: T): Promise<InputResponses<T>> {
+    return this.#client().askInputs(requests) as Promise<InputResponses<T>>;
   }
 
   #client(): ClientChannel {

@@ -2,8 +2,9 @@
  * The 2026-07-28 MRTR fixtures (SEP-2322): the `test_input_required_result_*`
  * tools and prompt, each asking for exactly the inputs (keys, methods,
  * params) its input-required-result-* scenario documents, through
- * input-rounds.ts. On a legacy request they run to completion with real
- * client requests; on a modern one they answer -32021 until MRTR is served.
+ * input-rounds.ts (ctx.askInputs). On a legacy request they run to
+ * completion with real client requests; on a modern one each ask is one
+ * input_required round under those keys, which the retries complete.
  */
 import { ClientCapabilityError, ToolError, type CallContext, type ElicitResult, type Registry } from '../../lib/index.js';
 import { askInputs, declaresCapability } from './input-rounds.js';

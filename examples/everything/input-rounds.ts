@@ -2,19 +2,14 @@
  * The seam the fixture's input-required tools are written against: a handler
  * names every input it needs under the key the 2026-07-28 scenarios expect
  * (`user_name`, `capital_question`, ...), and gets the answers back under the
- * same keys.
- *
- * Today it asks through the handler context, one request after another:
- * - legacy requests: each becomes a real server-to-client request
- *   (ctx.elicit / ctx.sample / ctx.listRoots) and the continuation of this
- *   handler is the state between rounds;
- * - modern requests: the first ask rejects with InputNeededError, which the
- *   core answers -32021 until MRTR is served.
- * A legacy client that cannot be asked, or did not answer, is the tool's
- * error (isError, naming the method), never a crash.
- * When MRTR lands this is the one place to change: answer from the retry's
- * `inputResponses` under these keys, or end the round with all missing
- * `requests` as one `input_required` result (the keys and params as given).
+ * same keys. A thin alias of ctx.askInputs:
+ * - modern requests: the whole batch is one ctx.askInputs call, so one
+ *   `input_required` round asks every key still unanswered (keys and params
+ *   as given) and the retry's `inputResponses` answer them;
+ * - legacy requests: each input is a real server-to-client request, one
+ *   ctx.askInputs per key in the order given (the order the scenarios
+ *   document), so a client that cannot be asked, or did not answer, is the
+ *   tool's error naming the method, never a crash.
  */
 import {
   ClientCapabilityError,
@@ -22,33 +17,11 @@ import {
   InputNeededError,
   ToolError,
   type CallContext,
-  type ElicitParams,
-  type ElicitResult,
+  type InputRequest,
+  type InputResponses,
 } from '../../lib/index.js';
 
-export type InputRequest =
-  | { readonly method: 'elicitation/create'; readonly params: ElicitParams }
-  | { readonly method: 'sampling/createMessage'; readonly params: Record<string, unknown> }
-  | { readonly method: 'roots/list'; readonly params?: Record<string, never> };
-
-export type InputAnswer<R extends InputRequest> = R['method'] extends 'elicitation/create'
-  ? ElicitResult
-  : R['method'] extends 'roots/list'
-    ? { roots: Array<{ uri: string; name?: string }> }
-    : Record<string, unknown>;
-
-export type InputAnswers<T extends Record<string, InputRequest>> = { [K in keyof T]: InputAnswer<T[K]> };
-
-async function ask(ctx: CallContext, request: InputRequest): Promise<unknown> {
-  switch (request.method) {
-    case 'elicitation/create':
-      return ctx.elicit(request.params);
-    case 'sampling/createMessage':
-      return ctx.sample(request.params);
-    case 'roots/list':
-      return ctx.listRoots();
-  }
-}
+export type { InputRequest } from '../../lib/index.js';
 
 /** A ToolError for a client that could not be asked or did not answer; an InputNeededError (modern) passes through. */
 export function asToolError(method: string, error: unknown): unknown {
@@ -58,16 +31,17 @@ export function asToolError(method: string, error: unknown): unknown {
 }
 
 /** Every answer, keyed as asked. */
-export async function askInputs<const T extends Record<string, InputRequest>>(ctx: CallContext, requests: T): Promise<InputAnswers<T>> {
+export async function askInputs<const T extends Readonly<Record<string, InputRequest>>>(ctx: CallContext, requests: T): Promise<InputResponses<T>> {
+  if (ctx.modern !== undefined) return ctx.askInputs(requests);
   const answers: Record<string, unknown> = {};
   for (const [key, request] of Object.entries(requests)) {
     try {
-      answers[key] = await ask(ctx, request);
+      answers[key] = (await ctx.askInputs({ [key]: request }))[key];
     } catch (error) {
       throw asToolError(request.method, error);
     }
   }
-  return answers as InputAnswers<T>;
+  return answers as InputResponses<T>;
 }
 
 /**

@@ -11,8 +11,10 @@
  *   (replay.ts: input_required rounds). Otherwise each rejects with an
  *   InputNeededError carrying the request it would have sent and the
  *   capability it needs; left uncaught, input-needed.ts answers -32021.
+ * - ctx.askInputs: the same for a named batch, in one round (all its kinds
+ *   must be declared, or the whole batch is the -32021 naming each).
  */
-import type { ElicitParams, ElicitResult } from '../../lib/context.js';
+import type { ElicitParams, ElicitResult, InputRequest } from '../../lib/context.js';
 import { checkRequestedSchema } from '../../lib/elicitation-schema.js';
 import { InputNeededError, type InputNeed } from '../../lib/errors.js';
 import { passesLevel, type LogLevel } from '../../lib/log-levels.js';
@@ -20,7 +22,8 @@ import { isPlainObject, notification } from '../../lib/protocol/jsonrpc.js';
 import type { ClientChannel } from '../call-context.js';
 import { pushForRequest } from '../push-for-request.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
-import { canReplay, replayAnswer, whyNoReplay } from './replay.js';
+import { checkInputRequests } from '../ask-inputs.js';
+import { canReplay, replayAnswer, replayAnswers, whyNoReplay } from './replay.js';
 
 class ModernChannel implements ClientChannel {
   constructor(
@@ -35,25 +38,35 @@ class ModernChannel implements ClientChannel {
   }
 
   async elicit(params: ElicitParams): Promise<ElicitResult> {
-    const elicitation = this.declared('elicitation');
-    if (params.mode === 'url') {
-      // 2026-07-28 has no elicitationId: the retry itself says the URL step is done.
-      const { elicitationId: _id, ...urlParams } = params;
-      return this.need('elicitation/create', { ...urlParams }, { elicitation: { url: {} } }, isPlainObject(elicitation?.url));
-    }
-    const problem = checkRequestedSchema(params.requestedSchema);
-    if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
-    // `elicitation: {}` means form mode (the spec's own example).
-    const form = elicitation !== undefined && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
-    return this.need('elicitation/create', { mode: 'form', ...params }, { elicitation: {} }, form);
+    return this.ask<ElicitResult>(this.needOf({ method: 'elicitation/create', params }));
   }
 
   async sample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.need('sampling/createMessage', params, { sampling: {} }, this.declared('sampling') !== undefined);
+    return this.ask(this.needOf({ method: 'sampling/createMessage', params }));
   }
 
   async listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }> {
-    return this.need('roots/list', {}, { roots: {} }, this.declared('roots') !== undefined);
+    return this.ask(this.needOf({ method: 'roots/list' }));
+  }
+
+  /** One round for the whole batch; any kind the request did not declare fails it all (-32021 naming each). */
+  async askInputs(requests: unknown): Promise<Record<string, unknown>> {
+    const entries = checkInputRequests(requests);
+    if (entries.length === 0) return {};
+    const needs: Record<string, InputNeed> = {};
+    for (const [key, request] of entries) needs[key] = this.needOf(request);
+    const undeclared = Object.values(needs).filter((need) => !need.declared);
+    if (undeclared.length > 0) {
+      const requiredCapabilities = Object.assign({}, ...undeclared.map((need) => need.requiredCapabilities)) as Record<string, unknown>;
+      const named = Object.keys(requiredCapabilities).join(', ');
+      throw new InputNeededError(`the request did not declare the ${named} capabilit${undeclared.length > 1 ? 'ies' : 'y'}, so the client cannot be asked`, {
+        ...undeclared[0]!,
+        requiredCapabilities,
+      });
+    }
+    const first = Object.values(needs)[0]!;
+    if (!canReplay(this.scope)) throw new InputNeededError(`${first.method} ${whyNoReplay(this.scope)}`, first);
+    return replayAnswers(this.core, this.scope, needs);
   }
 
   private declared(name: string): Record<string, unknown> | undefined {
@@ -61,13 +74,36 @@ class ModernChannel implements ClientChannel {
     return isPlainObject(value) ? value : undefined;
   }
 
-  private need<T>(method: InputNeed['method'], params: Record<string, unknown>, requiredCapabilities: Record<string, unknown>, declared: boolean): T {
-    const need: InputNeed = { method, params, requiredCapabilities, declared };
-    if (declared && canReplay(this.scope)) return replayAnswer(this.core, this.scope, need) as T;
-    const what = Object.keys(requiredCapabilities)[0]!;
-    const message = declared
-      ? `${method} ${whyNoReplay(this.scope)}`
-      : `the request did not declare the ${what} capability, so the client cannot be sent ${method}`;
+  /** The request as the client would be sent it, the capability it needs, and whether this request declared it. */
+  private needOf(request: InputRequest): InputNeed {
+    switch (request.method) {
+      case 'elicitation/create': {
+        const params = request.params;
+        const elicitation = this.declared('elicitation');
+        if (params.mode === 'url') {
+          // 2026-07-28 has no elicitationId: the retry itself says the URL step is done.
+          const { elicitationId: _id, ...urlParams } = params;
+          return { method: 'elicitation/create', params: { ...urlParams }, requiredCapabilities: { elicitation: { url: {} } }, declared: isPlainObject(elicitation?.url) };
+        }
+        const problem = checkRequestedSchema(params.requestedSchema);
+        if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
+        // `elicitation: {}` means form mode (the spec's own example).
+        const form = elicitation !== undefined && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
+        return { method: 'elicitation/create', params: { mode: 'form', ...params }, requiredCapabilities: { elicitation: {} }, declared: form };
+      }
+      case 'sampling/createMessage':
+        return { method: 'sampling/createMessage', params: request.params, requiredCapabilities: { sampling: {} }, declared: this.declared('sampling') !== undefined };
+      case 'roots/list':
+        return { method: 'roots/list', params: {}, requiredCapabilities: { roots: {} }, declared: this.declared('roots') !== undefined };
+    }
+  }
+
+  private ask<T>(need: InputNeed): T {
+    if (need.declared && canReplay(this.scope)) return replayAnswer(this.core, this.scope, need) as T;
+    const what = Object.keys(need.requiredCapabilities)[0]!;
+    const message = need.declared
+      ? `${need.method} ${whyNoReplay(this.scope)}`
+      : `the request did not declare the ${what} capability, so the client cannot be sent ${need.method}`;
     throw new InputNeededError(message, need);
   }
 }

@@ -1,13 +1,16 @@
 /**
- * A handler's own ctx.elicit / ctx.sample / ctx.listRoots on a modern
- * tools/call, resources/read or prompts/get, served by REPLAY: the handler
- * runs from the top on every round, and its n-th input call (key `rxmcp.<n>`,
- * by call order) is answered from this round's `inputResponses` or from the
- * answers collected in earlier rounds, carried in a sealed `requestState`
- * (kind `rxmcp.state`, bound to method, target, arguments digest and owner,
- * expiring after `approvalTtlMs` on the server's scheduler). The first call
- * with no answer ends the run: the request is answered `input_required` with
- * that one question and the state so far, whatever the handler did after it.
+ * A handler's own ctx.elicit / ctx.sample / ctx.listRoots / ctx.askInputs on
+ * a modern tools/call, resources/read or prompts/get, served by REPLAY: the
+ * handler runs from the top on every round. Its n-th single input call (key
+ * `rxmcp.<n>`, by call order) and every key of a named batch (ctx.askInputs,
+ * keys chosen by the handler) are answered from this round's `inputResponses`
+ * or from the answers collected in earlier rounds, carried in a sealed
+ * `requestState` (kind `rxmcp.state`, bound to method, target, arguments
+ * digest and owner, expiring after `approvalTtlMs` on the server's
+ * scheduler). The first call with anything unanswered ends the run: the
+ * request is answered `input_required` with that call's unanswered questions
+ * (one, or all still missing of the batch, in one round) and the state so
+ * far, whatever the handler did after it.
  *
  * Each answer is bound to its question (a digest of method and params): a
  * handler that asks something else at the same place on a later round is
@@ -37,13 +40,19 @@ const KEY_PREFIX = 'rxmcp.';
 interface Collected {
   /** Key → the question's digest and its answer. */
   readonly answers: Record<string, { readonly q: string; readonly a: Record<string, unknown> }>;
-  /** The key and question digest asked last round, if any. */
-  readonly pending?: { readonly k: string; readonly q: string };
+  /** Key → question digest of everything asked last round. */
+  readonly asked?: Readonly<Record<string, string>>;
 }
 
 /** Thrown into the handler at the first unanswered input call; the run's outcome is then input_required. */
 export class InputRequiredSignal extends InputNeededError {
   override name = 'InputNeededError';
+}
+
+/** This run's unanswered questions: the first input call that had any ends the round with all of them. */
+interface Asked {
+  readonly requests: Record<string, InputRequest>;
+  readonly digests: Record<string, string>;
 }
 
 class Replay {
@@ -53,38 +62,62 @@ class Replay {
   private opened = false;
   /** Set once the state failed its checks: the request is the fixed -32602. */
   invalid = false;
-  /** The first unanswered question of this run. */
-  asked: { readonly key: string; readonly q: string; readonly request: InputRequest } | undefined;
+  /** The first unanswered input call of this run (one question, or a handler's named batch). */
+  asked: Asked | undefined;
 
   constructor(
     private readonly core: ServerCore,
     private readonly scope: RequestScope,
   ) {}
 
-  /** The answer to this call, or a throw ending the round. */
+  /** The answer to one ctx.elicit / sample / listRoots call (key `rxmcp.<n>` by call order), or a throw ending the round. */
   answer(need: InputNeed): Record<string, unknown> {
     if (!this.open()) throw new InputRequiredSignal('the requestState was refused', need);
     this.calls += 1;
     const key = `${KEY_PREFIX}${this.calls}`;
-    const q = questionDigest(need);
-    const kept = this.collected.answers[key];
-    if (kept !== undefined && kept.q === q) return kept.a;
-    const pending = this.collected.pending;
-    const given = this.fresh[key];
-    if (pending !== undefined && pending.k === key && pending.q === q && this.asked === undefined && wellFormed(need.method, given)) {
-      this.collected = { answers: { ...this.collected.answers, [key]: { q, a: given } } };
-      return given;
-    }
-    if (this.asked === undefined) this.asked = { key, q, request: { method: need.method, params: need.params } };
-    throw new InputRequiredSignal(`${need.method} is asked of the client (input_required, key ${key})`, need);
+    return this.answerAll({ [key]: need })[key]!;
   }
 
-  /** The round's response: the fixed -32602, or input_required with the question and the state so far. */
+  /**
+   * The answers to a named batch (ctx.askInputs), or a throw ending the
+   * round with every key of the batch still unanswered. Answers given for
+   * part of a batch are kept in the state, so only the rest is asked again.
+   */
+  answerAll(needs: Readonly<Record<string, InputNeed>>): Record<string, Record<string, unknown>> {
+    const entries = Object.entries(needs);
+    if (!this.open()) throw new InputRequiredSignal('the requestState was refused', entries[0]![1]);
+    const answers: Record<string, Record<string, unknown>> = {};
+    const missing: Asked = { requests: {}, digests: {} };
+    let first: InputNeed | undefined;
+    for (const [key, need] of entries) {
+      const q = questionDigest(need);
+      const kept = this.collected.answers[key];
+      if (kept !== undefined && kept.q === q) {
+        answers[key] = kept.a;
+        continue;
+      }
+      const given = this.fresh[key];
+      if (this.collected.asked?.[key] === q && this.asked === undefined && wellFormed(need.method, given)) {
+        this.collected = { ...this.collected, answers: { ...this.collected.answers, [key]: { q, a: given } } };
+        answers[key] = given;
+        continue;
+      }
+      first ??= need;
+      missing.requests[key] = { method: need.method, params: need.params };
+      missing.digests[key] = q;
+    }
+    if (first === undefined) return answers;
+    this.asked ??= missing;
+    const keys = Object.keys(missing.requests).join(', ');
+    throw new InputRequiredSignal(`${first.method} is asked of the client (input_required, key${entries.length > 1 ? 's' : ''} ${keys})`, first);
+  }
+
+  /** The round's response: the fixed -32602, or input_required with the questions and the state so far. */
   reply(): JsonRpcResponse | undefined {
     if (this.invalid) return invalidRequestState(this.scope.id);
     const asked = this.asked;
     if (asked === undefined) return undefined;
-    const payload: Collected = { answers: this.collected.answers, pending: { k: asked.key, q: asked.q } };
+    const payload: Collected = { answers: this.collected.answers, asked: asked.digests };
     let requestState: string | null;
     try {
       requestState = sealHandlerState(this.core.approvals.codec, this.binding(), payload, this.core.approvals.scheduler.now(), this.core.options.approvalTtlMs);
@@ -93,7 +126,7 @@ class Replay {
       return internalError(this.scope.id, 'the input collected so far does not fit in a requestState (maxRequestStateBytes)');
     }
     if (requestState === null) return internalError(this.scope.id, 'the request cannot be bound to a requestState (arguments too large or not plain JSON)');
-    return resultResponse(this.scope.id, { resultType: 'input_required', inputRequests: { [asked.key]: asked.request }, requestState });
+    return resultResponse(this.scope.id, { resultType: 'input_required', inputRequests: asked.requests, requestState });
   }
 
   /** Opens this round's state (once); false when it is refused. */
@@ -142,15 +175,15 @@ function questionDigest(need: InputNeed): string {
 
 function readCollected(payload: unknown): Collected {
   if (!isPlainObject(payload) || !isPlainObject(payload.answers)) return { answers: {} };
-  const pending = isPlainObject(payload.pending) && typeof payload.pending.k === 'string' && typeof payload.pending.q === 'string'
-    ? { k: payload.pending.k, q: payload.pending.q }
-    : undefined;
   // Sealed by this server, so the shape is ours; only the types are re-checked.
   const answers: Collected['answers'] = {};
   for (const [key, entry] of Object.entries(payload.answers)) {
     if (isPlainObject(entry) && typeof entry.q === 'string' && isPlainObject(entry.a)) answers[key] = { q: entry.q, a: entry.a };
   }
-  return pending === undefined ? { answers } : { answers, pending };
+  if (!isPlainObject(payload.asked)) return { answers };
+  const asked: Record<string, string> = {};
+  for (const [key, q] of Object.entries(payload.asked)) if (typeof q === 'string') asked[key] = q;
+  return { answers, asked };
 }
 
 const ELICIT_ACTIONS = new Set(['accept', 'decline', 'cancel']);
@@ -211,6 +244,11 @@ export function replayReady(core: ServerCore, scope: RequestScope): boolean {
 /** The answer to a handler's declared input call on a replaying request (or the throw ending the round). */
 export function replayAnswer(core: ServerCore, scope: RequestScope, need: InputNeed): Record<string, unknown> {
   return replayOf(core, scope).answer(need);
+}
+
+/** The answers to a handler's named batch of declared input calls (ctx.askInputs), or the throw ending the round. */
+export function replayAnswers(core: ServerCore, scope: RequestScope, needs: Readonly<Record<string, InputNeed>>): Record<string, Record<string, unknown>> {
+  return replayOf(core, scope).answerAll(needs);
 }
 
 /** The response a replaying run's round ends with, or undefined when its handler asked nothing unanswered. */

@@ -5,8 +5,9 @@
  * -32021 naming `sampling` for test_missing_capability, never a request to
  * the client on the stream), capability-aware input requests, the triggers
  * (no broadcast to a modern connection) and the x-mcp-header tool. The
- * input-required tools answer -32021 naming the capability they need until
- * MRTR serves them as input_required results (input-rounds.ts is the seam).
+ * input-required tools answer named input_required rounds (ctx.askInputs
+ * through input-rounds.ts) that the retries complete, and -32021 naming the
+ * capability when the request did not declare it.
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, expect, test } from 'vitest';
@@ -102,18 +103,71 @@ test('test_missing_capability without sampling declared: -32021 naming { samplin
   expect(reply).toMatchObject({ id: 1, error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } });
 });
 
-test('input-required tools and prompt, elicitation declared: never a request on the stream; -32021 until MRTR', async () => {
+/** The result of an input_required round: its named requests and sealed state. */
+function rounds(reply: Message | undefined): { inputRequests: Record<string, { method: string; params: Record<string, unknown> }>; requestState: string } {
+  expect(reply?.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+  return reply!.result;
+}
+
+const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
+const sampled = (text: string) => ({ role: 'assistant', content: { type: 'text', text }, model: 'm' });
+
+test('input-required tools and prompt, all declared: named input_required rounds, the retries complete, never a request on the stream', async () => {
   const s = modernStdio();
   const caps = { capabilities: { elicitation: {}, sampling: {}, roots: {} } };
-  for (const [method, params, need] of [
-    ['tools/call', { name: 'test_streaming_elicitation', arguments: {} }, { elicitation: {} }],
-    ['tools/call', { name: 'test_input_required_result_elicitation', arguments: {} }, { elicitation: {} }],
-    ['tools/call', { name: 'test_input_required_result_sampling', arguments: {} }, { sampling: {} }],
-    ['tools/call', { name: 'test_input_required_result_list_roots', arguments: {} }, { roots: {} }],
-    ['tools/call', { name: 'test_input_required_result_multi_round', arguments: {} }, { elicitation: {} }],
-    ['prompts/get', { name: 'test_input_required_result_prompt' }, { elicitation: {} }],
+  const multiple = 'test_input_required_result_multiple_inputs';
+  const m1 = rounds((await s.call('tools/call', { name: multiple, arguments: {} }, caps)).at(-1));
+  expect(Object.keys(m1.inputRequests)).toEqual(['user_name', 'greeting', 'client_roots']);
+  expect(m1.inputRequests.client_roots).toEqual({ method: 'roots/list', params: {} });
+  const m2 = await s.call(
+    'tools/call',
+    {
+      name: multiple,
+      arguments: {},
+      requestState: m1.requestState,
+      inputResponses: { user_name: accept({ name: 'Ada' }), greeting: sampled('Hi'), client_roots: { roots: [{ uri: 'file:///a' }] }, extra: {} },
+    },
+    caps,
+  );
+  expect(m2.at(-1)!.result).toEqual(complete('Name: Ada; greeting: Hi; roots: file:///a'));
+
+  const multi = 'test_input_required_result_multi_round';
+  const r1 = rounds((await s.call('tools/call', { name: multi, arguments: {} }, caps)).at(-1));
+  expect(Object.keys(r1.inputRequests)).toEqual(['step1']);
+  const r2 = rounds(
+    (await s.call('tools/call', { name: multi, arguments: {}, requestState: r1.requestState, inputResponses: { step1: accept({ name: 'Ada' }) } }, caps)).at(-1),
+  );
+  expect(Object.keys(r2.inputRequests)).toEqual(['step2']);
+  const r3 = await s.call('tools/call', { name: multi, arguments: {}, requestState: r2.requestState, inputResponses: { step2: accept({ color: 'red' }) } }, caps);
+  expect(r3.at(-1)!.result).toEqual(complete("Ada's favorite color is red"));
+
+  const prompt = 'test_input_required_result_prompt';
+  const p1 = rounds((await s.call('prompts/get', { name: prompt }, caps)).at(-1));
+  expect(Object.keys(p1.inputRequests)).toEqual(['user_context']);
+  const p2 = await s.call('prompts/get', { name: prompt, requestState: p1.requestState, inputResponses: { user_context: accept({ context: 'stdio' }) } }, caps);
+  expect(p2.at(-1)!.result.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Use this context: stdio' } }]);
+
+  const streaming = 'test_streaming_elicitation';
+  const e1 = rounds((await s.call('tools/call', { name: streaming, arguments: {} }, caps)).at(-1));
+  expect(Object.keys(e1.inputRequests)).toEqual(['confirmation']);
+  const e2 = await s.call('tools/call', { name: streaming, arguments: {}, requestState: e1.requestState, inputResponses: { confirmation: accept({ ok: true }) } }, caps);
+  expect(e2.at(-1)!.result).toEqual(complete('Streaming elicitation completed: action=accept'));
+
+  const tamperedName = 'test_input_required_result_tampered_state';
+  const t1 = rounds((await s.call('tools/call', { name: tamperedName, arguments: {} }, caps)).at(-1));
+  const t2 = await s.call('tools/call', { name: tamperedName, arguments: {}, requestState: `${t1.requestState}x`, inputResponses: { confirm: accept({ ok: true }) } }, caps);
+  expect(t2.at(-1)).toMatchObject({ error: { code: -32602, data: { reason: 'invalid_request_state' } } });
+  noRequests(s.lines);
+});
+
+test('an input-required tool whose input kind the request did not declare: -32021 naming it', async () => {
+  const s = modernStdio();
+  for (const [name, need] of [
+    ['test_input_required_result_elicitation', { elicitation: {} }],
+    ['test_input_required_result_sampling', { sampling: {} }],
+    ['test_input_required_result_list_roots', { roots: {} }],
   ] as const) {
-    const seen = await s.call(method, params, caps);
+    const seen = await s.call('tools/call', { name, arguments: {} }, { capabilities: {} });
     expect(seen.at(-1)).toMatchObject({ error: { code: -32021, data: { requiredCapabilities: need } } });
   }
   noRequests(s.lines);
@@ -121,17 +175,22 @@ test('input-required tools and prompt, elicitation declared: never a request on 
 
 test('test_input_required_result_capabilities asks only for what the request declared', async () => {
   const s = modernStdio();
-  const [samplingOnly] = await s.call('tools/call', { name: 'test_input_required_result_capabilities', arguments: {} }, { capabilities: { sampling: {} } });
-  expect(samplingOnly).toMatchObject({ error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } });
-  const [elicitationOnly] = await s.call(
+  const name = 'test_input_required_result_capabilities';
+  const [samplingOnly] = await s.call('tools/call', { name, arguments: {} }, { capabilities: { sampling: {} } });
+  const asked = rounds(samplingOnly);
+  expect(Object.keys(asked.inputRequests)).toEqual(['capital_question']);
+  const [done] = await s.call(
     'tools/call',
-    { name: 'test_input_required_result_capabilities', arguments: {} },
-    { capabilities: { elicitation: {} } },
+    { name, arguments: {}, requestState: asked.requestState, inputResponses: { capital_question: sampled('Paris') } },
+    { capabilities: { sampling: {} } },
   );
-  expect(elicitationOnly).toMatchObject({ error: { code: -32021, data: { requiredCapabilities: { elicitation: {} } } } });
-  expect(await s.call('tools/call', { name: 'test_input_required_result_capabilities', arguments: {} })).toEqual([
-    { jsonrpc: '2.0', id: 3, result: complete('sampling: not declared; elicitation: not declared') },
+  expect(done!.result).toEqual(complete('sampling: Paris; elicitation: not declared'));
+  const [elicitationOnly] = await s.call('tools/call', { name, arguments: {} }, { capabilities: { elicitation: {} } });
+  expect(Object.keys(rounds(elicitationOnly).inputRequests)).toEqual(['user_name']);
+  expect(await s.call('tools/call', { name, arguments: {} })).toEqual([
+    { jsonrpc: '2.0', id: 4, result: complete('sampling: not declared; elicitation: not declared') },
   ]);
+  noRequests(s.lines);
 });
 
 test('the triggers answer, and a modern connection gets no list_changed broadcast', async () => {
