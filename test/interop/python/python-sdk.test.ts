@@ -1,0 +1,106 @@
+/**
+ * Interop with the official Python MCP SDK (`mcp`, pinned in ./venv.ts) in
+ * both eras: its `Client` in 'auto', pinned to 2026-07-28 and 'legacy',
+ * over stdio and over Streamable HTTP on 127.0.0.1 port 0, against the BUILT
+ * demo (`npm test` builds first). ./client.py lists tools, calls echo, and
+ * answers delete_note's approval question decline → accept → accept for one
+ * note, printing a JSON line per step: declined is denied, accepted runs
+ * exactly once (the third call finds the note gone and was asked anew).
+ * Modern answers go through MRTR (input_required, retried by the SDK);
+ * legacy ones through parking (a server-sent elicitation/create).
+ * Python is optional here: without python3 or the package the file skips and
+ * says why on the console.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { preparePythonSdk, PYTHON_MCP_VERSION } from './venv.js';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../../dist/examples/demo/main.js', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('./client.py', import.meta.url));
+const MODERN = '2026-07-28';
+const LEGACY = '2025-11-25';
+const RUN_MS = 45_000;
+
+const sdk = await preparePythonSdk();
+if (!sdk.ok) console.warn(`[interop/python] SKIPPED: the Python MCP SDK ${PYTHON_MCP_VERSION} is unavailable: ${sdk.reason}`);
+else console.info(`[interop/python] Python mcp==${PYTHON_MCP_VERSION} at ${sdk.python}${sdk.cached ? ' (cached venv)' : ' (new venv)'}`);
+
+beforeAll(() => {
+  if (sdk.ok && !existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
+});
+
+const demos: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of demos.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+/** A fresh network demo per run: the approval deletes a note, so runs must not share one. */
+async function serveDemo(): Promise<string> {
+  const child = spawn(process.execPath, [MAIN, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  demos.push(child);
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`demo exited early (${code}): ${stderr}`)));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const url = /Streamable HTTP\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
+      if (url) resolve(url);
+    });
+  });
+}
+
+type Line = Record<string, unknown> & { event: string };
+
+/** Runs client.py in the venv; every stdout line is one JSON object. */
+function runClient(args: string[]): Promise<Line[]> {
+  if (!sdk.ok) throw new Error('unreachable: skipped without the SDK');
+  return new Promise((resolve, reject) => {
+    execFile(sdk.python, [SCRIPT, ...args], { cwd: ROOT, timeout: RUN_MS, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const lines = stdout.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Line);
+      if (error) reject(new Error(`client.py ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr.split('\n').slice(-20).join('\n')}`));
+      else resolve(lines);
+    });
+  });
+}
+
+const deny = (detail: string) => JSON.stringify({ error: 'authorization_required', tool: 'delete_note', decision: 'ask', detail });
+
+function expectFullRun(lines: Line[], protocolVersion: string, pinned: boolean): void {
+  expect(lines.map((line) => line.event)).toEqual(['connected', 'tools', 'echo', 'delete_note', 'delete_note', 'delete_note', 'question', 'closed']);
+  // A pinned client adopts the version without a discover round trip, so it never learns the server's name.
+  expect(lines[0]).toEqual({ event: 'connected', protocolVersion, server: pinned ? null : 'rxmcp-demo' });
+  expect(lines[1]).toEqual({ event: 'tools', names: ['add', 'delete_note', 'echo', 'fail', 'reject_input', 'slow_task'] });
+  expect(lines[2]).toEqual({ event: 'echo', text: 'from python', isError: false });
+  expect(lines.slice(3, 6)).toEqual([
+    { event: 'delete_note', answer: 'decline', isError: true, text: deny('declined'), questions: 1 },
+    { event: 'delete_note', answer: 'accept', isError: false, text: 'Deleted note 1', questions: 2 },
+    // Asked anew (the approval was spent), approved, and the tool ran again: the note is gone.
+    { event: 'delete_note', answer: 'accept', isError: true, text: 'No note with id 1', questions: 3 },
+  ]);
+  expect(lines[6]).toMatchObject({
+    event: 'question',
+    mode: 'form',
+    requestedSchema: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] },
+  });
+}
+
+const MODES = [
+  { mode: 'auto', protocolVersion: MODERN, pinned: false, through: 'MRTR' },
+  { mode: MODERN, protocolVersion: MODERN, pinned: true, through: 'MRTR' },
+  { mode: 'legacy', protocolVersion: LEGACY, pinned: false, through: 'legacy parking' },
+] as const;
+
+describe.skipIf(!sdk.ok)(`the Python MCP SDK ${PYTHON_MCP_VERSION} client against the demo`, () => {
+  for (const { mode, protocolVersion, pinned, through } of MODES) {
+    test(`stdio, mode ${mode}: ${protocolVersion}, tools, a call, approval through ${through}`, async () => {
+      expectFullRun(await runClient(['stdio', process.execPath, MAIN, mode]), protocolVersion, pinned);
+    }, RUN_MS + 5_000);
+
+    test(`Streamable HTTP, mode ${mode}: ${protocolVersion}, tools, a call, approval through ${through}`, async () => {
+      expectFullRun(await runClient(['http', await serveDemo(), mode]), protocolVersion, pinned);
+    }, RUN_MS + 5_000);
+  }
+});
