@@ -12,6 +12,7 @@ for the same note, so a run that happens more than once (or not at all) shows in
 
 import json
 import sys
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -36,6 +37,19 @@ async def run(target: StdioServerParameters | str, mode: str) -> None:
         return answers.pop(0)
 
     async with Client(target, mode=mode, elicitation_callback=on_elicit, read_timeout_seconds=10) as client:
+        # Count the InputRequiredResults the SDK's multi-round-trip driver gets back, so the
+        # lines show which path asked: MRTR (modern) or a server-sent elicitation/create (legacy).
+        session = client.session
+        plain_call_tool = session.call_tool
+        input_required = [0]
+
+        async def counting_call_tool(*args: Any, **kwargs: Any) -> Any:
+            result = await plain_call_tool(*args, **kwargs)
+            if isinstance(result, types.InputRequiredResult):
+                input_required[0] += 1
+            return result
+
+        session.call_tool = counting_call_tool  # type: ignore[method-assign]
         emit("connected", protocolVersion=client.protocol_version, server=client.server_info.name if client.server_info else None)
         tools = await client.list_tools()
         emit("tools", names=sorted(tool.name for tool in tools.tools))
@@ -49,7 +63,7 @@ async def run(target: StdioServerParameters | str, mode: str) -> None:
         ):
             answers.append(answer)
             result = await client.call_tool("delete_note", {"id": "1"})
-            emit("delete_note", answer=answer.action, isError=bool(result.is_error), text=text_of(result), questions=len(questions))
+            emit("delete_note", answer=answer.action, isError=bool(result.is_error), text=text_of(result), questions=len(questions), inputRequired=input_required[0])
         emit("question", **questions[0])
     emit("closed")
 

@@ -6,8 +6,9 @@
  * answers delete_note's approval question decline → accept → accept for one
  * note, printing a JSON line per step: declined is denied, accepted runs
  * exactly once (the third call finds the note gone and was asked anew).
- * Modern answers go through MRTR (input_required, retried by the SDK);
- * legacy ones through parking (a server-sent elicitation/create).
+ * Modern answers go through MRTR (input_required, retried by the SDK: each
+ * call's line counts the InputRequiredResults seen so far); legacy ones
+ * through parking (a server-sent elicitation/create, no input_required).
  * Python is optional here: without python3 or the package the file skips and
  * says why on the console.
  */
@@ -68,17 +69,17 @@ function runClient(args: string[]): Promise<Line[]> {
 
 const deny = (detail: string) => JSON.stringify({ error: 'authorization_required', tool: 'delete_note', decision: 'ask', detail });
 
-function expectFullRun(lines: Line[], protocolVersion: string, pinned: boolean): void {
+function expectFullRun(lines: Line[], protocolVersion: string, pinned: boolean, mrtr: boolean): void {
   expect(lines.map((line) => line.event)).toEqual(['connected', 'tools', 'echo', 'delete_note', 'delete_note', 'delete_note', 'question', 'closed']);
   // A pinned client adopts the version without a discover round trip, so it never learns the server's name.
   expect(lines[0]).toEqual({ event: 'connected', protocolVersion, server: pinned ? null : 'rxmcp-demo' });
   expect(lines[1]).toEqual({ event: 'tools', names: ['add', 'delete_note', 'echo', 'fail', 'reject_input', 'slow_task'] });
   expect(lines[2]).toEqual({ event: 'echo', text: 'from python', isError: false });
   expect(lines.slice(3, 6)).toEqual([
-    { event: 'delete_note', answer: 'decline', isError: true, text: deny('declined'), questions: 1 },
-    { event: 'delete_note', answer: 'accept', isError: false, text: 'Deleted note 1', questions: 2 },
+    { event: 'delete_note', answer: 'decline', isError: true, text: deny('declined'), questions: 1, inputRequired: mrtr ? 1 : 0 },
+    { event: 'delete_note', answer: 'accept', isError: false, text: 'Deleted note 1', questions: 2, inputRequired: mrtr ? 2 : 0 },
     // Asked anew (the approval was spent), approved, and the tool ran again: the note is gone.
-    { event: 'delete_note', answer: 'accept', isError: true, text: 'No note with id 1', questions: 3 },
+    { event: 'delete_note', answer: 'accept', isError: true, text: 'No note with id 1', questions: 3, inputRequired: mrtr ? 3 : 0 },
   ]);
   expect(lines[6]).toMatchObject({
     event: 'question',
@@ -88,19 +89,20 @@ function expectFullRun(lines: Line[], protocolVersion: string, pinned: boolean):
 }
 
 const MODES = [
-  { mode: 'auto', protocolVersion: MODERN, pinned: false, through: 'MRTR' },
-  { mode: MODERN, protocolVersion: MODERN, pinned: true, through: 'MRTR' },
-  { mode: 'legacy', protocolVersion: LEGACY, pinned: false, through: 'legacy parking' },
+  { mode: 'auto', protocolVersion: MODERN, pinned: false, mrtr: true },
+  { mode: MODERN, protocolVersion: MODERN, pinned: true, mrtr: true },
+  { mode: 'legacy', protocolVersion: LEGACY, pinned: false, mrtr: false },
 ] as const;
 
 describe.skipIf(!sdk.ok)(`the Python MCP SDK ${PYTHON_MCP_VERSION} client against the demo`, () => {
-  for (const { mode, protocolVersion, pinned, through } of MODES) {
+  for (const { mode, protocolVersion, pinned, mrtr } of MODES) {
+    const through = mrtr ? 'MRTR' : 'legacy parking';
     test(`stdio, mode ${mode}: ${protocolVersion}, tools, a call, approval through ${through}`, async () => {
-      expectFullRun(await runClient(['stdio', process.execPath, MAIN, mode]), protocolVersion, pinned);
+      expectFullRun(await runClient(['stdio', process.execPath, MAIN, mode]), protocolVersion, pinned, mrtr);
     }, RUN_MS + 5_000);
 
     test(`Streamable HTTP, mode ${mode}: ${protocolVersion}, tools, a call, approval through ${through}`, async () => {
-      expectFullRun(await runClient(['http', await serveDemo(), mode]), protocolVersion, pinned);
+      expectFullRun(await runClient(['http', await serveDemo(), mode]), protocolVersion, pinned, mrtr);
     }, RUN_MS + 5_000);
   }
 });
