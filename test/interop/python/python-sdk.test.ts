@@ -12,14 +12,12 @@
  * Python is optional here: without python3 or the package the file skips and
  * says why on the console.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { assertDemoBuilt, DEMO_MAIN as MAIN, ROOT, serveDemo, stopDemos } from '../demo-process.js';
 import { preparePythonSdk, PYTHON_MCP_VERSION } from './venv.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../../dist/examples/demo/main.js', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./client.py', import.meta.url));
 const MODERN = '2026-07-28';
 const LEGACY = '2025-11-25';
@@ -30,28 +28,10 @@ if (!sdk.ok) console.warn(`[interop/python] SKIPPED: the Python MCP SDK ${PYTHON
 else console.info(`[interop/python] Python mcp==${PYTHON_MCP_VERSION} at ${sdk.python}${sdk.cached ? ' (cached venv)' : ' (new venv)'}`);
 
 beforeAll(() => {
-  if (sdk.ok && !existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
+  if (sdk.ok) assertDemoBuilt();
 });
 
-const demos: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of demos.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-/** A fresh network demo per run: the approval deletes a note, so runs must not share one. */
-async function serveDemo(): Promise<string> {
-  const child = spawn(process.execPath, [MAIN, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  demos.push(child);
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`demo exited early (${code}): ${stderr}`)));
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const url = /Streamable HTTP\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
-      if (url) resolve(url);
-    });
-  });
-}
+afterEach(stopDemos);
 
 type Line = Record<string, unknown> & { event: string };
 
@@ -102,7 +82,7 @@ describe.skipIf(!sdk.ok)(`the Python MCP SDK ${PYTHON_MCP_VERSION} client agains
     }, RUN_MS + 5_000);
 
     test(`Streamable HTTP, mode ${mode}: ${protocolVersion}, tools, a call, approval through ${through}`, async () => {
-      expectFullRun(await runClient(['http', await serveDemo(), mode]), protocolVersion, pinned, mrtr);
+      expectFullRun(await runClient(['http', (await serveDemo()).mcp, mode]), protocolVersion, pinned, mrtr);
     }, RUN_MS + 5_000);
   }
 });

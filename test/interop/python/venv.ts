@@ -38,7 +38,7 @@ async function installedVersion(python: string): Promise<string | undefined> {
 
 function why(step: string, error: unknown): string {
   const detail = error as { stderr?: string; message?: string; killed?: boolean };
-  const tail = (detail.stderr ?? detail.message ?? String(error)).trim().split('\n').slice(-3).join(' | ');
+  const tail = (detail.stderr || detail.message || String(error)).trim().split('\n').slice(-3).join(' | ');
   return `${step} failed${detail.killed ? ' (timed out)' : ''}: ${tail}`;
 }
 
