@@ -12,15 +12,15 @@
 import { of } from 'rxjs';
 import { resultResponse } from '../../lib/protocol/jsonrpc.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../../lib/protocol/modern.js';
+import { SERVER_CAPABILITIES } from '../methods/initialize.js';
 import type { MethodHandler } from '../server-core.js';
 
-export const MODERN_SERVER_CAPABILITIES = {
-  tools: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  logging: {},
-  completions: {},
-} as const;
+/**
+ * The same set initialize advertises: one server, two eras. On this wire
+ * `listChanged` and `resources.subscribe` mean what subscriptions/listen
+ * honours (its filter is narrowed against exactly these).
+ */
+export const MODERN_SERVER_CAPABILITIES = SERVER_CAPABILITIES;
 
 export const discover: MethodHandler = (core, scope) => {
   const result: Record<string, unknown> = {
