@@ -5,6 +5,7 @@
  * maxSubscriptionsTotal and maxSubscriptionUriLength.)
  */
 import { ConfigError } from './errors.js';
+import { positiveIntegerOption } from './option-checks.js';
 import { InMemoryEventBus, isServerEventBus, type ServerEventBus } from './event-bus.js';
 import type { Logger } from './logger.js';
 
@@ -25,16 +26,12 @@ export interface ResolvedListenOptions {
 
 export const LISTEN_OPTION_NAMES = ['eventBus', 'maxListens', 'maxListensPerConnection'] as const;
 
-export function resolveListenOptions(
-  options: ListenOptions,
-  logger: Logger,
-  positiveInteger: (option: string, value: unknown, fallback: number) => number,
-): ResolvedListenOptions {
+export function resolveListenOptions(options: ListenOptions, logger: Logger): ResolvedListenOptions {
   if (options.eventBus !== undefined && !isServerEventBus(options.eventBus)) {
     throw new ConfigError('eventBus', 'eventBus must have publish(event) and subscribe(listener) methods');
   }
-  const maxListens = positiveInteger('maxListens', options.maxListens, 1024);
-  const maxListensPerConnection = positiveInteger('maxListensPerConnection', options.maxListensPerConnection, Math.min(16, maxListens));
+  const maxListens = positiveIntegerOption('maxListens', options.maxListens, 1024);
+  const maxListensPerConnection = positiveIntegerOption('maxListensPerConnection', options.maxListensPerConnection, Math.min(16, maxListens));
   if (maxListensPerConnection > maxListens) {
     throw new ConfigError(
       'maxListensPerConnection',

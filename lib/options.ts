@@ -7,6 +7,7 @@ import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
 import { resolveCacheHints, type CacheHintsOption, type ResolvedCacheHints } from './cache-hints.js';
 import { ConfigError } from './errors.js';
+import { positiveIntegerOption } from './option-checks.js';
 import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
 import { LISTEN_OPTION_NAMES, resolveListenOptions, type ListenOptions, type ResolvedListenOptions } from './listen-options.js';
@@ -115,14 +116,6 @@ const KNOWN_OPTIONS = new Set<string>([
   'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', ...LISTEN_OPTION_NAMES,
 ]);
 
-function positiveInteger(option: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(option, `${option} must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
 function optionalFunction<T>(option: string, value: unknown): T | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'function') throw new ConfigError(option, `${option} must be a function or null`);
@@ -147,8 +140,8 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, `unknown option ${key}`);
   }
-  const maxInFlight = positiveInteger('maxInFlight', options.maxInFlight, 32);
-  const maxInFlightPerConnection = positiveInteger(
+  const maxInFlight = positiveIntegerOption('maxInFlight', options.maxInFlight, 32);
+  const maxInFlightPerConnection = positiveIntegerOption(
     'maxInFlightPerConnection',
     options.maxInFlightPerConnection,
     Math.max(Math.floor(maxInFlight / 2), 1),
@@ -160,19 +153,19 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     );
   }
   // Two peers at their full share leave a third of the workers: a third peer always gets its share while two are busy.
-  const maxInFlightPerPeer = positiveInteger('maxInFlightPerPeer', options.maxInFlightPerPeer, Math.max(Math.floor(maxInFlight / 3), 1));
+  const maxInFlightPerPeer = positiveIntegerOption('maxInFlightPerPeer', options.maxInFlightPerPeer, Math.max(Math.floor(maxInFlight / 3), 1));
   if (maxInFlightPerPeer > maxInFlight) {
     throw new ConfigError('maxInFlightPerPeer', `maxInFlightPerPeer (${maxInFlightPerPeer}) may not exceed maxInFlight (${maxInFlight})`);
   }
-  const maxParkedElicitationsTotal = positiveInteger('maxParkedElicitationsTotal', options.maxParkedElicitationsTotal, 256);
-  const maxParkedElicitations = positiveInteger('maxParkedElicitations', options.maxParkedElicitations, 32);
+  const maxParkedElicitationsTotal = positiveIntegerOption('maxParkedElicitationsTotal', options.maxParkedElicitationsTotal, 256);
+  const maxParkedElicitations = positiveIntegerOption('maxParkedElicitations', options.maxParkedElicitations, 32);
   if (maxParkedElicitations > maxParkedElicitationsTotal) {
     throw new ConfigError(
       'maxParkedElicitations',
       `maxParkedElicitations (${maxParkedElicitations}) may not exceed maxParkedElicitationsTotal (${maxParkedElicitationsTotal})`,
     );
   }
-  const maxParkedElicitationsPerPeer = positiveInteger(
+  const maxParkedElicitationsPerPeer = positiveIntegerOption(
     'maxParkedElicitationsPerPeer',
     options.maxParkedElicitationsPerPeer,
     Math.max(maxParkedElicitations, Math.floor(maxParkedElicitationsTotal / 2)),
@@ -183,8 +176,8 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
       `maxParkedElicitationsPerPeer (${maxParkedElicitationsPerPeer}) must be from maxParkedElicitations (${maxParkedElicitations}) to maxParkedElicitationsTotal (${maxParkedElicitationsTotal})`,
     );
   }
-  const maxSubscriptionsTotal = positiveInteger('maxSubscriptionsTotal', options.maxSubscriptionsTotal, 16_384);
-  const maxSubscriptionsPerConnection = positiveInteger(
+  const maxSubscriptionsTotal = positiveIntegerOption('maxSubscriptionsTotal', options.maxSubscriptionsTotal, 16_384);
+  const maxSubscriptionsPerConnection = positiveIntegerOption(
     'maxSubscriptionsPerConnection',
     options.maxSubscriptionsPerConnection,
     Math.min(256, maxSubscriptionsTotal),
@@ -218,7 +211,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   const scheduler = options.scheduler ?? asyncScheduler;
   // Wrapped: a logger that throws must not turn a failure report into a crash.
   const logger = options.logger === undefined ? stderrLogger() : safeLogger(options.logger);
-  const elicitationTimeoutMs = positiveInteger('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000);
+  const elicitationTimeoutMs = positiveIntegerOption('elicitationTimeoutMs', options.elicitationTimeoutMs, 60_000);
   const resolved: ResolvedOptions = {
     registry: options.registry ?? new Registry(),
     name: nonEmptyString('name', options.name, 'rxmcp'),
@@ -227,18 +220,18 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     maxInFlight,
     maxInFlightPerConnection,
     maxInFlightPerPeer,
-    callbackTimeoutMs: positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs, 300_000),
+    callbackTimeoutMs: positiveIntegerOption('callbackTimeoutMs', options.callbackTimeoutMs, 300_000),
     elicitationTimeoutMs,
-    clientRequestTimeoutMs: positiveInteger('clientRequestTimeoutMs', options.clientRequestTimeoutMs, 60_000),
-    pageSize: positiveInteger('pageSize', options.pageSize, 100),
+    clientRequestTimeoutMs: positiveIntegerOption('clientRequestTimeoutMs', options.clientRequestTimeoutMs, 60_000),
+    pageSize: positiveIntegerOption('pageSize', options.pageSize, 100),
     maxParkedElicitations,
     maxParkedElicitationsPerPeer,
     maxParkedElicitationsTotal,
-    maxClientCapabilities: positiveInteger('maxClientCapabilities', options.maxClientCapabilities, 1024),
-    maxParkedCallBytes: positiveInteger('maxParkedCallBytes', options.maxParkedCallBytes, 64 * 1024),
+    maxClientCapabilities: positiveIntegerOption('maxClientCapabilities', options.maxClientCapabilities, 1024),
+    maxParkedCallBytes: positiveIntegerOption('maxParkedCallBytes', options.maxParkedCallBytes, 64 * 1024),
     maxSubscriptionsPerConnection,
     maxSubscriptionsTotal,
-    maxSubscriptionUriLength: positiveInteger('maxSubscriptionUriLength', options.maxSubscriptionUriLength, 8 * 1024),
+    maxSubscriptionUriLength: positiveIntegerOption('maxSubscriptionUriLength', options.maxSubscriptionUriLength, 8 * 1024),
     authorizer: optionalFunction<Authorizer>('authorizer', options.authorizer),
     readAuthorizer: optionalFunction<Authorizer>('readAuthorizer', options.readAuthorizer),
     authorizerSource,
@@ -249,9 +242,9 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     middleware: resolveMiddleware(options.middleware, { scheduler, logger }),
     cacheHints: resolveCacheHints(options.cacheHints),
     requestStateKeys: resolveRequestStateKeys(options.requestStateKeys),
-    approvalTtlMs: positiveInteger('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
+    approvalTtlMs: positiveIntegerOption('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
     maxRequestStateBytes: resolveMaxRequestStateBytes(options.maxRequestStateBytes),
-    ...resolveListenOptions(options, logger, positiveInteger),
+    ...resolveListenOptions(options, logger),
   };
   refuseUnguardedSensitiveTools(resolved);
   return resolved;

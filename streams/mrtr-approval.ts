@@ -25,7 +25,7 @@ import { map, of, switchMap, type Observable, type SchedulerLike } from 'rxjs';
 import { DENY_DETAIL } from '../lib/deny-details.js';
 import type { ApprovalEvent } from '../lib/events.js';
 import { approvalRequired, promptDigest, readApprovalResponse, type InputRequiredResult } from '../lib/mrtr/approval-form.js';
-import { argumentsDigest, type CanonicalLimits } from '../lib/mrtr/canonical-json.js';
+import { argumentsDigest, type CanonicalLimits } from '../lib/canonical-json.js';
 import type { RequestStateCodec, StateRejection } from '../lib/mrtr/request-state.js';
 import type { ApprovalLedger, ApprovalTicket, TicketMiss } from './approval-ledger.js';
 

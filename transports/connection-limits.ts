@@ -7,6 +7,7 @@
  * the option.
  */
 import { ConfigError } from '../lib/errors.js';
+import { positiveIntegerOption } from '../lib/option-checks.js';
 
 export interface ConnectionLimitOptions {
   /** Sockets open at once on the listener (upgraded and streaming ones included); one more is closed at accept. Default 8192. */
@@ -33,26 +34,18 @@ export const CONNECTION_LIMIT_OPTIONS: readonly (keyof ConnectionLimitOptions)[]
   'maxSockets', 'maxSocketsPerAddress', 'headersTimeoutMs', 'bodyTimeoutMs', 'idleSocketTimeoutMs',
 ];
 
-function positiveInteger(option: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(option, `${option} must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
 export function resolveConnectionLimits(options: ConnectionLimitOptions): ConnectionLimits {
-  const maxSockets = positiveInteger('maxSockets', options.maxSockets, 8192);
-  const maxSocketsPerAddress = positiveInteger('maxSocketsPerAddress', options.maxSocketsPerAddress, Math.max(Math.floor(maxSockets / 8), 1));
+  const maxSockets = positiveIntegerOption('maxSockets', options.maxSockets, 8192);
+  const maxSocketsPerAddress = positiveIntegerOption('maxSocketsPerAddress', options.maxSocketsPerAddress, Math.max(Math.floor(maxSockets / 8), 1));
   if (maxSocketsPerAddress > maxSockets) {
     throw new ConfigError('maxSocketsPerAddress', `maxSocketsPerAddress (${maxSocketsPerAddress}) may not exceed maxSockets (${maxSockets})`);
   }
   return {
     maxSockets,
     maxSocketsPerAddress,
-    headersTimeoutMs: positiveInteger('headersTimeoutMs', options.headersTimeoutMs, 10_000),
-    bodyTimeoutMs: positiveInteger('bodyTimeoutMs', options.bodyTimeoutMs, 30_000),
-    idleSocketTimeoutMs: positiveInteger('idleSocketTimeoutMs', options.idleSocketTimeoutMs, 5_000),
+    headersTimeoutMs: positiveIntegerOption('headersTimeoutMs', options.headersTimeoutMs, 10_000),
+    bodyTimeoutMs: positiveIntegerOption('bodyTimeoutMs', options.bodyTimeoutMs, 30_000),
+    idleSocketTimeoutMs: positiveIntegerOption('idleSocketTimeoutMs', options.idleSocketTimeoutMs, 5_000),
   };
 }
 

@@ -22,7 +22,7 @@
  * successes are kept. A key removed from the issuer's JWKS stops being
  * trusted for cached tokens within `cacheTtlMs`.
  */
-import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet, type JWSAlgorithm, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { JSONWebKeySet, JWSAlgorithm, JWTPayload, JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { SchedulerLike } from 'rxjs';
 import { ConfigError } from '../errors.js';
 import { discoverMetadata } from './as-metadata.js';
@@ -165,21 +165,32 @@ export function jwtBearer(options: JwtBearerOptions): Authenticator {
   const cacheTtlMs = integerOption('jwtBearer.cacheTtlMs', options.cacheTtlMs, 60_000);
   const verified = cacheMax === 0 ? undefined : new TokenCache<Principal>(cacheMax, scheduler);
 
-  let keys: JWTVerifyGetKey | undefined =
-    staticJwks !== undefined ? createLocalJWKSet(staticJwks) : jwksUri !== undefined ? createRemoteJWKSet(jwksUri, remote) : undefined;
-  let discovering: Promise<JWTVerifyGetKey> | undefined;
+  /** The key set and jose's verify, together: jose is loaded with the first token, not when the library is imported. */
+  interface Verifier {
+    readonly getKey: JWTVerifyGetKey;
+    readonly verify: typeof jwtVerify;
+  }
+  let keys: Verifier | undefined;
+  let discovering: Promise<Verifier> | undefined;
   let lastFailure = Number.NEGATIVE_INFINITY;
 
-  /** The key set, discovering it once; concurrent first requests share one discovery. */
-  const keySet = (): Promise<JWTVerifyGetKey> | JWTVerifyGetKey | null => {
+  const resolveKeys = async (): Promise<Verifier> => {
+    const jose = await import('jose');
+    if (staticJwks !== undefined) return { getKey: jose.createLocalJWKSet(staticJwks), verify: jose.jwtVerify };
+    const uri = jwksUri ?? serverUrl('jwks_uri', (await discoverMetadata(issuer, { timeoutMs: remote.timeoutDuration, scheduler })).jwks_uri);
+    return { getKey: jose.createRemoteJWKSet(uri, remote), verify: jose.jwtVerify };
+  };
+
+  /** The key set, resolving it once (discovered from the issuer's metadata without a jwksUri); concurrent first requests share it. */
+  const keySet = (): Promise<Verifier> | Verifier | null => {
     if (keys !== undefined) return keys;
     if (discovering !== undefined) return discovering;
     if (scheduler.now() - lastFailure < discoveryRetryMs) return null;
-    discovering = discoverMetadata(issuer, { timeoutMs: remote.timeoutDuration, scheduler }).then(
-      (metadata) => {
-        keys = createRemoteJWKSet(serverUrl('jwks_uri', metadata.jwks_uri), remote);
+    discovering = resolveKeys().then(
+      (resolved) => {
+        keys = resolved;
         discovering = undefined;
-        return keys;
+        return resolved;
       },
       (error: unknown) => {
         lastFailure = scheduler.now();
@@ -207,15 +218,15 @@ export function jwtBearer(options: JwtBearerOptions): Authenticator {
     const hash = verified === undefined ? undefined : tokenHash(token);
     const known = hash === undefined ? undefined : verified!.get(hash);
     if (known !== undefined) return known;
-    let getKey: JWTVerifyGetKey | null;
+    let verifier: Verifier | null;
     try {
-      getKey = await keySet();
+      verifier = await keySet();
     } catch {
       return verifierFailed('the authorization server metadata could not be fetched');
     }
-    if (getKey === null) return verifierFailed('the authorization server metadata could not be fetched');
+    if (verifier === null) return verifierFailed('the authorization server metadata could not be fetched');
     try {
-      const { payload } = await jwtVerify(token, getKey, {
+      const { payload } = await verifier.verify(token, verifier.getKey, {
         issuer,
         audience: [...audiences],
         algorithms,

@@ -19,8 +19,8 @@
  */
 import { defer, identity, of, tap } from 'rxjs';
 import { callerKey } from './caller-key.js';
-import { canonicalJson } from './canonical-json.js';
-import { booleanOption, positiveIntegerOption } from './option-checks.js';
+import { canonicalJson } from '../canonical-json.js';
+import { booleanOption, positiveIntegerOption } from '../option-checks.js';
 import type { Middleware } from './types.js';
 
 export interface CacheReadOnlyOptions {
@@ -89,6 +89,8 @@ export function cacheReadOnly(options: CacheReadOnlyOptions = {}): Middleware {
       return (reply$) =>
         defer(() => {
           const key = canonicalJson([shared ? null : callerKey(call), call.name, call.arguments ?? {}]);
+          // Arguments that are not plain JSON data (only a direct caller can pass them) are not cached.
+          if (key === null) return reply$;
           const hit = cache.get(key, scheduler.now());
           if (hit !== undefined) return of({ result: JSON.parse(hit) as Record<string, unknown> });
           return reply$.pipe(

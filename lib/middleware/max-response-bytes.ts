@@ -11,7 +11,7 @@
  * serialised is left for the encoder, which answers it with an error.
  */
 import { map } from 'rxjs';
-import { positiveIntegerOption } from './option-checks.js';
+import { positiveIntegerOption } from '../option-checks.js';
 import type { CallReply, Middleware } from './types.js';
 
 /** The reply's size on the wire (bar the envelope), or undefined when it cannot be serialised. */

@@ -16,7 +16,7 @@
 import { defer, of } from 'rxjs';
 import { ConfigError } from '../errors.js';
 import { callerKey } from './caller-key.js';
-import { objectOption, positiveIntegerOption } from './option-checks.js';
+import { objectOption, positiveIntegerOption } from '../option-checks.js';
 import type { Middleware } from './types.js';
 
 export interface RateLimitOptions {

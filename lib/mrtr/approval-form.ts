@@ -6,7 +6,7 @@
  * reads the legacy answer.
  */
 import { approvalSchema, readElicitResult, type ElicitationVerdict } from '../approval.js';
-import { shortDigest } from './canonical-json.js';
+import { shortDigest } from '../canonical-json.js';
 
 /** The `inputRequests` key of the approval question. */
 export const APPROVAL_INPUT_KEY = 'rxmcp.approve';

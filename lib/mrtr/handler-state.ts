@@ -6,7 +6,7 @@
  * rounds have effects must be idempotent, or ask through an approval).
  */
 import { randomBytes } from 'node:crypto';
-import { argumentsDigest, type CanonicalLimits } from './canonical-json.js';
+import { argumentsDigest, type CanonicalLimits } from '../canonical-json.js';
 import type { RequestStateCodec, StateRejection } from './request-state.js';
 
 export interface HandlerStateBinding {

@@ -22,7 +22,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ownerTag, type KeyRing } from './key-ring.js';
-import { shortDigest } from './canonical-json.js';
+import { shortDigest } from '../canonical-json.js';
 
 export const STATE_VERSION = 1;
 const PREFIX = 'rxs1';

@@ -25,7 +25,7 @@
  */
 import { InputNeededError, internalError, invalidRequestState, type InputNeed } from '../../lib/errors.js';
 import type { InputRequest } from '../../lib/mrtr/approval-form.js';
-import { argumentsDigest, canonicalJson, shortDigest } from '../../lib/mrtr/canonical-json.js';
+import { argumentsDigest, canonicalJson, shortDigest } from '../../lib/canonical-json.js';
 import { openHandlerState, sealHandlerState, type HandlerStateBinding } from '../../lib/mrtr/handler-state.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { RequestScope, ServerCore } from '../server-core.js';

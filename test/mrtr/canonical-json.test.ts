@@ -5,7 +5,7 @@
  * guess, a throw or a stack overflow.
  */
 import { describe, expect, test } from 'vitest';
-import { argumentsDigest, canonicalJson, shortDigest } from '../../lib/mrtr/canonical-json.js';
+import { argumentsDigest, canonicalJson, shortDigest } from '../../lib/canonical-json.js';
 
 describe('canonicalJson', () => {
   test('sorts keys at every depth and writes no whitespace', () => {

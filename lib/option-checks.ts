@@ -1,9 +1,9 @@
 /**
- * Checks for the built-in middleware's own options: a bad value is a
- * ConfigError naming the option (`rateLimit.perCaller.calls`), thrown where
- * the middleware is built, before any server starts.
+ * Checks for option values shared by the server, its transports and the
+ * built-in middleware: a bad value is a ConfigError naming the option
+ * (`maxInFlight`, `rateLimit.perCaller.calls`), thrown before anything starts.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from './errors.js';
 
 export function positiveIntegerOption(option: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;

@@ -1,7 +1,7 @@
 /**
  * Canonical JSON of a client's arguments, and digests of it, so a sealed
- * requestState can be bound to "these arguments" whatever order the client
- * writes their keys in on the retry.
+ * requestState can be bound to "these arguments" (and a cache keyed by them)
+ * whatever order the client writes their keys in.
  *
  * Object keys sorted (by UTF-16 code units, as JSON Canonicalization Scheme
  * does), no whitespace, numbers and strings as JSON.stringify writes them.
