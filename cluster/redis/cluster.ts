@@ -1,0 +1,72 @@
+/**
+ * redisCluster: the one call that puts an rxmcp process into a deployment
+ * of several, sharing state through Redis. It connects (or takes a link),
+ * loads what must be shared before the server starts, and hands back option
+ * fragments to spread into `createServer` and the HTTP transport, so the
+ * pipeline itself does not change:
+ *
+ *   const cluster = await redisCluster({ redis: 'redis://127.0.0.1:6379', serverId: 'notes' });
+ *   const server = createServer({ registry, ...cluster.serverOptions });
+ *   await serveHttp(server, { ...cluster.httpOptions });
+ *   // on shutdown: await cluster.close();
+ *
+ * Every process of one deployment uses the same `serverId` (the hash tag of
+ * its keys) and gets its own `nodeId`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ServerOptions } from '../../lib/options.js';
+import type { HttpHandlerOptions } from '../../transports/http/options.js';
+import { connectRedis, type RedisTarget } from './connect.js';
+import { clusterKeys, type ClusterKeys } from './keys.js';
+import type { RedisLink } from './link.js';
+
+export interface RedisClusterOptions {
+  /** A URL, `{ cluster: [seed URLs] }` for Redis Cluster, or a link of your own (closed by you). */
+  readonly redis: RedisTarget | RedisLink;
+  /** The deployment's name: the same on every process of it. */
+  readonly serverId: string;
+  /** This process's name in the deployment; default random. */
+  readonly nodeId?: string;
+  /** Where connection errors are reported. */
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface RedisClusterHandle {
+  readonly nodeId: string;
+  readonly keys: ClusterKeys;
+  readonly link: RedisLink;
+  /** Spread into createServer's options. */
+  readonly serverOptions: Partial<ServerOptions>;
+  /** Spread into createHttpHandler's / serveHttp's options. */
+  readonly httpOptions: Partial<HttpHandlerOptions>;
+  /** Stops what this handle started and closes the connection it made. */
+  close(): Promise<void>;
+}
+
+function isLink(value: RedisClusterOptions['redis']): value is RedisLink {
+  return typeof value === 'object' && value !== null && 'run' in value && typeof value.run === 'function';
+}
+
+export async function redisCluster(options: RedisClusterOptions): Promise<RedisClusterHandle> {
+  const keys = clusterKeys(options.serverId);
+  const nodeId = options.nodeId ?? randomBytes(6).toString('base64url');
+  const ownsLink = !isLink(options.redis);
+  const link = isLink(options.redis)
+    ? options.redis
+    : await connectRedis(options.redis, options.onError ? { onError: options.onError } : {});
+  const closers: Array<() => Promise<void>> = [];
+  const serverOptions: Partial<ServerOptions> = {};
+  const httpOptions: Partial<HttpHandlerOptions> = {};
+  // Each shared store adds its fragment here (event bus, key ring, approval ledger, permits, sessions).
+  return {
+    nodeId,
+    keys,
+    link,
+    serverOptions,
+    httpOptions,
+    async close() {
+      for (const close of closers.reverse()) await close();
+      if (ownsLink) await link.close();
+    },
+  };
+}

@@ -1,0 +1,9 @@
+/**
+ * rxmcp/redis: the cluster stores on Redis. Import this entry only where the
+ * `redis` package (node-redis 6) is installed.
+ */
+export { clusterKeys, type ClusterKeys } from './keys.js';
+export { LuaScript } from './lua-script.js';
+export { nodeRedisLink, type RedisLink, type RedisReply, type NodeRedisLinkOptions } from './link.js';
+export { connectRedis, type RedisTarget, type ConnectRedisOptions } from './connect.js';
+export { redisCluster, type RedisClusterOptions, type RedisClusterHandle } from './cluster.js';

@@ -1,0 +1,149 @@
+/**
+ * A real Redis for tests: `redis-server` (Debian's package; `.ci/run`
+ * installs it) started by the test itself on a free loopback port, in the
+ * foreground, with no persistence, and stopped by PID. No system daemon is
+ * used. A test that needs Redis fails, never skips, when it cannot start one:
+ * a missing install must not turn the suite green.
+ *
+ * `startRedisCluster(3)` makes a Redis Cluster of three masters on loopback
+ * (no replicas), for the hash-tag rule: a script whose keys are not in one
+ * slot fails there with CROSSSLOT.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface RedisServer {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  /** SIGKILL by PID and wait for the exit; idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface RedisClusterServers {
+  /** One URL per master, each a seed for createCluster. */
+  readonly urls: readonly string[];
+  readonly servers: readonly RedisServer[];
+  stop(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 10_000;
+const live = new Set<ChildProcess>();
+// A crashed test run must not leave servers behind.
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+function redisBinary(): string {
+  const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (found.error !== undefined || found.status !== 0) {
+    throw new Error('redis-server is not installed: `apt-get install -y redis-server` (as root; .ci/run does it on a fresh machine)');
+  }
+  return 'redis-server';
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function spawnRedis(extra: readonly string[], dir: string): Promise<RedisServer> {
+  const binary = redisBinary();
+  let lastError = '';
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const port = await freePort();
+    const child = spawn(
+      binary,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', ...extra],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    live.add(child);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const ready = await new Promise<boolean>((resolve) => {
+      let output = '';
+      const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('Ready to accept connections')) {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      });
+      child.once('exit', () => {
+        clearTimeout(timer);
+        lastError = output.slice(-500);
+        resolve(false);
+      });
+    });
+    if (ready && child.pid !== undefined) {
+      child.stdout!.resume();
+      child.stderr!.resume();
+      const stop = async (): Promise<void> => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await exited;
+        live.delete(child);
+      };
+      return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid, stop };
+    }
+    child.kill('SIGKILL');
+    await exited;
+    live.delete(child);
+  }
+  throw new Error(`redis-server did not start on a loopback port: ${lastError}`);
+}
+
+/** One Redis on a free loopback port. */
+export async function startRedis(): Promise<RedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'rxmcp-redis-'));
+  const server = await spawnRedis([], dir);
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function cli(port: number, args: readonly string[]): string {
+  const result = spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', timeout: START_TIMEOUT_MS });
+  if (result.error !== undefined) throw result.error;
+  return `${result.stdout}${result.stderr}`;
+}
+
+/** A Redis Cluster of `masters` nodes on loopback, every slot assigned, state ok. */
+export async function startRedisCluster(masters = 3): Promise<RedisClusterServers> {
+  const dir = mkdtempSync(join(tmpdir(), 'rxmcp-redis-cluster-'));
+  const servers: RedisServer[] = [];
+  const stop = async (): Promise<void> => {
+    await Promise.all(servers.map((server) => server.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < masters; i += 1) {
+      servers.push(await spawnRedis(['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`, '--cluster-node-timeout', '2000'], dir));
+    }
+    const created = cli(servers[0]!.port, [
+      '--cluster', 'create', ...servers.map((server) => `127.0.0.1:${server.port}`), '--cluster-replicas', '0', '--cluster-yes',
+    ]);
+    if (!created.includes('All 16384 slots covered')) throw new Error(`redis-cli --cluster create failed: ${created.slice(-500)}`);
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!servers.every((server) => cli(server.port, ['cluster', 'info']).includes('cluster_state:ok'))) {
+      if (Date.now() > deadline) throw new Error('Redis Cluster did not reach cluster_state:ok');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { urls: servers.map((server) => server.url), servers, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
