@@ -1,0 +1,65 @@
+/**
+ * Arguments of one cluster node (node.ts). Every node of a deployment gets
+ * the same `--redis` and `--server-id` and its own `--node-id`.
+ */
+export interface NodeArgs {
+  readonly port: number;
+  readonly host: string;
+  readonly redis: string;
+  readonly serverId: string;
+  readonly nodeId: string | undefined;
+  /** A name-value pair per `--option name=value`: numeric server options for the tests (caps, leases). */
+  readonly serverOptions: Readonly<Record<string, number>>;
+}
+
+export const NODE_USAGE = `usage: node dist/examples/cluster/node.js --redis URL [--port N] [--host H] [--server-id ID] [--node-id ID] [--option NAME=N ...]
+
+  --redis URL       the deployment's Redis (env REDIS_URL works too)
+  --port N          HTTP port (default 0: a free one); the URL is printed as "READY <url>" on stdout
+  --host H          address to bind (default 127.0.0.1)
+  --server-id ID    the deployment's name, the same on every node (default cluster-example)
+  --node-id ID      this node's name (default random)
+  --option NAME=N   a numeric createServer option (e.g. maxInFlight=8); repeatable`;
+
+export class NodeUsageError extends Error {
+  override name = 'NodeUsageError';
+}
+
+const ID = /^[A-Za-z0-9._-]{1,64}$/;
+const OPTION = /^([A-Za-z][A-Za-z0-9]{0,63})=(\d{1,9})$/;
+
+function value(argv: readonly string[], i: number, flag: string): string {
+  const found = argv[i];
+  if (found === undefined || found === '') throw new NodeUsageError(`${flag} needs a value`);
+  return found;
+}
+
+export function parseNodeArgs(argv: readonly string[], env: Record<string, string | undefined> = {}): NodeArgs {
+  let port = 0;
+  let host = '127.0.0.1';
+  let redis = env.REDIS_URL;
+  let serverId = 'cluster-example';
+  let nodeId: string | undefined;
+  const serverOptions: Record<string, number> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (flag === '--port') {
+      const raw = value(argv, ++i, flag);
+      port = Number(raw);
+      if (!/^\d+$/.test(raw) || port > 65535) throw new NodeUsageError(`--port must be a port number, got ${raw}`);
+    } else if (flag === '--host') host = value(argv, ++i, flag);
+    else if (flag === '--redis') redis = value(argv, ++i, flag);
+    else if (flag === '--server-id' || flag === '--node-id') {
+      const id = value(argv, ++i, flag);
+      if (!ID.test(id)) throw new NodeUsageError(`${flag} must be 1-64 letters, digits, '.', '_' or '-'`);
+      if (flag === '--server-id') serverId = id;
+      else nodeId = id;
+    } else if (flag === '--option') {
+      const match = OPTION.exec(value(argv, ++i, flag));
+      if (match === null) throw new NodeUsageError('--option must be NAME=N (a positive integer)');
+      serverOptions[match[1]!] = Number(match[2]);
+    } else throw new NodeUsageError(`unknown argument: ${flag}`);
+  }
+  if (redis === undefined || !/^rediss?:\/\//.test(redis)) throw new NodeUsageError('--redis redis://HOST:PORT is required');
+  return { port, host, redis, serverId, nodeId, serverOptions };
+}
