@@ -10,6 +10,8 @@ export interface NodeArgs {
   readonly nodeId: string | undefined;
   /** A name-value pair per `--option name=value`: numeric server options for the tests (caps, leases). */
   readonly serverOptions: Readonly<Record<string, number>>;
+  /** `--cluster-options JSON`: more options for redisCluster() (e.g. its permits), merged over the defaults. */
+  readonly clusterOptions: Readonly<Record<string, unknown>>;
 }
 
 export const NODE_USAGE = `usage: node dist/examples/cluster/node.js --redis URL [--port N] [--host H] [--server-id ID] [--node-id ID] [--option NAME=N ...]
@@ -19,7 +21,8 @@ export const NODE_USAGE = `usage: node dist/examples/cluster/node.js --redis URL
   --host H          address to bind (default 127.0.0.1)
   --server-id ID    the deployment's name, the same on every node (default cluster-example)
   --node-id ID      this node's name (default random)
-  --option NAME=N   a numeric createServer option (e.g. maxInFlight=8); repeatable`;
+  --option NAME=N   a numeric createServer option (e.g. maxInFlight=8); repeatable
+  --cluster-options JSON   more options for redisCluster(), as a JSON object`;
 
 export class NodeUsageError extends Error {
   override name = 'NodeUsageError';
@@ -41,6 +44,7 @@ export function parseNodeArgs(argv: readonly string[], env: Record<string, strin
   let serverId = 'cluster-example';
   let nodeId: string | undefined;
   const serverOptions: Record<string, number> = {};
+  let clusterOptions: Record<string, unknown> = {};
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     if (flag === '--port') {
@@ -58,8 +62,17 @@ export function parseNodeArgs(argv: readonly string[], env: Record<string, strin
       const match = OPTION.exec(value(argv, ++i, flag));
       if (match === null) throw new NodeUsageError('--option must be NAME=N (a positive integer)');
       serverOptions[match[1]!] = Number(match[2]);
+    } else if (flag === '--cluster-options') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(value(argv, ++i, flag));
+      } catch {
+        parsed = undefined;
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new NodeUsageError('--cluster-options must be a JSON object');
+      clusterOptions = parsed as Record<string, unknown>;
     } else throw new NodeUsageError(`unknown argument: ${flag}`);
   }
   if (redis === undefined || !/^rediss?:\/\//.test(redis)) throw new NodeUsageError('--redis redis://HOST:PORT is required');
-  return { port, host, redis, serverId, nodeId, serverOptions };
+  return { port, host, redis, serverId, nodeId, serverOptions, clusterOptions };
 }

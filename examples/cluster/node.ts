@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   const stopped = stopSignal();
   const logger = pino({ name: 'rxmcp-cluster-node', level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
   const cluster = await redisCluster({
+    ...args.clusterOptions,
     redis: args.redis,
     serverId: args.serverId,
     ...(args.nodeId === undefined ? {} : { nodeId: args.nodeId }),

@@ -39,6 +39,8 @@ export interface ProxyHandle {
   readonly port: number;
   /** Requests sent to each upstream, by origin (what the spread tests and the bench read). */
   readonly forwarded: ReadonlyMap<string, number>;
+  /** Replaces the upstreams (a node restarted on a new port); requests under way keep theirs. */
+  setUpstreams(origins: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -66,7 +68,7 @@ function isRefused(err: unknown): boolean {
 
 export async function startProxy(options: ProxyOptions): Promise<ProxyHandle> {
   if (options.upstreams.length === 0) throw new Error('the proxy needs at least one upstream');
-  const upstreams = options.upstreams.map((origin) => new URL(origin));
+  let upstreams = options.upstreams.map((origin) => new URL(origin));
   const downUntil = new Map<string, number>();
   const forwarded = new Map<string, number>(upstreams.map((url) => [url.origin, 0]));
   const downForMs = options.downForMs ?? 1000;
@@ -174,6 +176,11 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyHandle> {
     origin: `http://127.0.0.1:${port}`,
     port,
     forwarded,
+    setUpstreams(origins) {
+      if (origins.length === 0) throw new Error('the proxy needs at least one upstream');
+      upstreams = origins.map((origin) => new URL(origin));
+      for (const url of upstreams) if (!forwarded.has(url.origin)) forwarded.set(url.origin, 0);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,0 +1,68 @@
+/**
+ * The official clients the cluster tests point at the proxy (or at one node):
+ * the SDK v2 client (`@modelcontextprotocol/client` 2.4.0) pinned to
+ * 2026-07-28, and the SDK v1 client (`@modelcontextprotocol/sdk` 1.32.2) on
+ * the legacy wire, over Streamable HTTP sessions or the HTTP+SSE transport.
+ * Every client made here is closed by `closeClients()` (afterEach).
+ */
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+export const MODERN = '2026-07-28';
+
+const opened: Array<{ close(): Promise<void> }> = [];
+
+export async function closeClients(): Promise<void> {
+  await Promise.all(opened.splice(0).map((client) => client.close().catch(() => {})));
+}
+
+export type ElicitAnswer = { action: 'accept'; content: Record<string, string | number | boolean> } | { action: 'decline' };
+
+/** A v2 client pinned to the modern era; `answer` answers every elicitation (approvals included). */
+export async function modernClient(url: string, answer?: () => ElicitAnswer): Promise<ModernClient> {
+  const client = new ModernClient(
+    { name: 'cluster-e2e-modern', version: '1.0.0' },
+    { capabilities: answer === undefined ? {} : { elicitation: {} }, versionNegotiation: { mode: { pin: MODERN }, probe: { timeoutMs: 10_000 } } },
+  );
+  if (answer !== undefined) client.setRequestHandler('elicitation/create', () => answer());
+  opened.push(client);
+  await client.connect(new ModernHttpTransport(new URL(url)));
+  return client;
+}
+
+/** A v1 client on the legacy wire: a Streamable HTTP session or an HTTP+SSE one. */
+export async function legacyClient(url: string, wire: 'streamable' | 'sse', answer?: () => ElicitAnswer): Promise<{ client: LegacyClient; transport: StreamableHTTPClientTransport | SSEClientTransport }> {
+  const client = new LegacyClient({ name: 'cluster-e2e-legacy', version: '1.0.0' }, { capabilities: answer === undefined ? {} : { elicitation: {} } });
+  if (answer !== undefined) client.setRequestHandler(ElicitRequestSchema, () => answer());
+  const transport = wire === 'sse' ? new SSEClientTransport(new URL(url)) : new StreamableHTTPClientTransport(new URL(url));
+  opened.push(client);
+  await client.connect(transport);
+  return { client, transport };
+}
+
+export function textOf(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.map((block) => block.text ?? '').join('');
+}
+
+/** The node that served a `whoami` call. */
+export async function whoami(client: { callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown> }): Promise<string> {
+  const parsed = JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} }))) as { node?: unknown };
+  if (typeof parsed.node !== 'string') throw new Error(`whoami answered without a node: ${JSON.stringify(parsed)}`);
+  return parsed.node;
+}
+
+/** Polls `read` until `done` holds (bounded); returns the last value read. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 8_000, stepMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value)) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, stepMs));
+    value = await read();
+  }
+  return value;
+}
