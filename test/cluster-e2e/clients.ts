@@ -56,7 +56,7 @@ export async function whoami(client: { callTool(params: { name: string; argument
 }
 
 /** Polls `read` until `done` holds (bounded); returns the last value read. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 8_000, stepMs = 50): Promise<T> {
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000, stepMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!done(value)) {
