@@ -12,6 +12,14 @@
  * - `subscribe` returns the unsubscribe function; after it is called the
  *   listener hears nothing more;
  * - a listener that throws does not stop the others.
+ *
+ * A bus shared by several processes may also offer `subscribeRemote`: the
+ * events published by OTHER processes (other bus instances) only, never this
+ * one's own. The server feeds its legacy connections from it (list_changed to
+ * each, resources/updated to those that subscribed the URI), because their
+ * copy of a local notify already went out directly; so a bus that offers it
+ * must keep its own publishes out of it, and a bus without it (the in-memory
+ * one) reaches legacy connections of this process only.
  */
 import { logSafely } from './guarded.js';
 import { stderrLogger, type Logger } from './logger.js';
@@ -29,6 +37,8 @@ export interface ServerEventBus {
   publish(event: BusEvent): void;
   /** Returns the function that ends this subscription (idempotent). */
   subscribe(listener: BusListener): () => void;
+  /** Optional: events other processes published (never this bus's own); returns the unsubscribe function. */
+  subscribeRemote?(listener: BusListener): () => void;
 }
 
 export interface InMemoryEventBusOptions {
@@ -79,7 +89,13 @@ export class InMemoryEventBus implements ServerEventBus {
 
 export function isServerEventBus(value: unknown): value is ServerEventBus {
   const bus = value as ServerEventBus;
-  return typeof value === 'object' && value !== null && typeof bus.publish === 'function' && typeof bus.subscribe === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof bus.publish === 'function' &&
+    typeof bus.subscribe === 'function' &&
+    (bus.subscribeRemote === undefined || typeof bus.subscribeRemote === 'function')
+  );
 }
 
 const LIST_CHANGED_BY_METHOD: Readonly<Record<string, ListChangedEventType>> = {
@@ -100,6 +116,13 @@ export function busEventOf(method: string, params: Record<string, unknown> | und
   if (listChanged !== undefined) return { type: listChanged };
   if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') return { type: 'resource_updated', uri: params.uri };
   return undefined;
+}
+
+/** The notification a server sends its legacy connections for `event`: what notify(method, { uri }) sends. */
+export function notificationOfBusEvent(event: BusEvent): { readonly method: string; readonly params?: Record<string, unknown> } {
+  return event.type === 'resource_updated'
+    ? { method: 'notifications/resources/updated', params: { uri: event.uri } }
+    : { method: LIST_CHANGED_METHOD[event.type] };
 }
 
 /** Whether a value a (foreign) bus delivered is an event this server knows; anything else is ignored. */

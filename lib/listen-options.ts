@@ -28,7 +28,7 @@ export const LISTEN_OPTION_NAMES = ['eventBus', 'maxListens', 'maxListensPerConn
 
 export function resolveListenOptions(options: ListenOptions, logger: Logger): ResolvedListenOptions {
   if (options.eventBus !== undefined && !isServerEventBus(options.eventBus)) {
-    throw new ConfigError('eventBus', 'eventBus must have publish(event) and subscribe(listener) methods');
+    throw new ConfigError('eventBus', 'eventBus must have publish(event) and subscribe(listener) methods (and subscribeRemote, when given, a function)');
   }
   const maxListens = positiveIntegerOption('maxListens', options.maxListens, 1024);
   const maxListensPerConnection = positiveIntegerOption('maxListensPerConnection', options.maxListensPerConnection, Math.min(16, maxListens));

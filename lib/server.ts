@@ -33,7 +33,7 @@ import type { Origin, ServerCore } from '../streams/server-core.js';
 import { isPrincipal, type Principal } from './auth/principal.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from './context.js';
 import { CallerGoneError, ConfigError } from './errors.js';
-import { busEventOf, type BusEvent } from './event-bus.js';
+import { busEventOf, isBusEvent, notificationOfBusEvent, type BusEvent } from './event-bus.js';
 import { guardedObserver, logSafely } from './guarded.js';
 import type { ServerEvent } from './events.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
@@ -187,6 +187,7 @@ export class McpServer {
         this.core.approvals.ledger.dropHolder(connId).subscribe();
       }),
     );
+    this.lifetime.add(this.hearRemoteEvents());
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
       this.lifetime.add(
         this.registry.changes$
@@ -352,7 +353,10 @@ export class McpServer {
   /**
    * Sends a notification to every subscribed connection (filtered by level
    * and resource subscriptions). A list change or a resources/updated is
-   * also published on the event bus, for the subscriptions/listen streams.
+   * also published on the event bus, for the subscriptions/listen streams
+   * (and, on a bus shared by several processes, for the other processes'
+   * listens and legacy connections). Any other notification stays on this
+   * process.
    */
   notify(method: string, params?: Record<string, unknown>): void {
     this.broadcasts.next(notification(method, params));
@@ -420,6 +424,35 @@ export class McpServer {
     this.core.listens.shutdown();
     this.lifetime.unsubscribe();
     for (const ref of [...this.outstanding.keys()]) this.cancel(ref);
+  }
+
+  /**
+   * A bus shared by several processes (one with subscribeRemote) delivers the
+   * four events other processes published; they go to this process's legacy
+   * connections as the notification a local notify would have sent. The
+   * bus keeps this process's own publishes out of it, so each reaches a
+   * connection once: local ones through notify, remote ones through here.
+   */
+  private hearRemoteEvents(): Subscription {
+    const bus = this.options.eventBus;
+    if (typeof bus.subscribeRemote !== 'function') return Subscription.EMPTY;
+    try {
+      const unsubscribe = bus.subscribeRemote((event: unknown) => {
+        if (!isBusEvent(event)) return;
+        const { method, params } = notificationOfBusEvent(event);
+        this.broadcasts.next(notification(method, params));
+      });
+      return new Subscription(() => {
+        try {
+          if (typeof unsubscribe === 'function') unsubscribe();
+        } catch (err) {
+          logSafely(this.options.logger, 'error', { err }, 'the event bus threw on unsubscribe');
+        }
+      });
+    } catch (err) {
+      logSafely(this.options.logger, 'error', { err }, 'the event bus threw on subscribeRemote: legacy connections hear this process only');
+      return Subscription.EMPTY;
+    }
   }
 
   /** A bus that throws must not take the publisher (a registry change, a caller of notify) with it. */

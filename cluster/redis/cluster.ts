@@ -16,7 +16,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerOptions } from '../../lib/options.js';
 import type { HttpHandlerOptions } from '../../transports/http/options.js';
+import type { Logger } from '../../lib/logger.js';
 import { connectRedis, type RedisTarget } from './connect.js';
+import { createRedisEventBus } from './event-bus.js';
+import { loadRequestStateKeys } from './key-ring.js';
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 
@@ -29,6 +32,13 @@ export interface RedisClusterOptions {
   readonly nodeId?: string;
   /** Where connection errors are reported. */
   readonly onError?: (err: unknown) => void;
+  /** Where the cluster stores report what they drop or skip; default pino on stderr. */
+  readonly logger?: Logger;
+  /**
+   * Secrets for MRTR requestState that win over the ring kept in Redis
+   * (which is then neither read nor created); see cluster/redis/key-ring.ts.
+   */
+  readonly requestStateKeys?: ReadonlyArray<string | Uint8Array>;
 }
 
 export interface RedisClusterHandle {
@@ -58,6 +68,17 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
   const serverOptions: Partial<ServerOptions> = {};
   const httpOptions: Partial<HttpHandlerOptions> = {};
   // Each shared store adds its fragment here (event bus, key ring, approval ledger, permits, sessions).
+  const logger = options.logger;
+  try {
+    const eventBus = await createRedisEventBus({ link, keys, nodeId, ...(logger ? { logger } : {}) });
+    closers.push(() => eventBus.close());
+    serverOptions.eventBus = eventBus;
+    serverOptions.requestStateKeys = options.requestStateKeys ?? (await loadRequestStateKeys(link, keys, logger ? { logger } : {}));
+  } catch (err) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    if (ownsLink) await link.close().catch(() => undefined);
+    throw err;
+  }
   return {
     nodeId,
     keys,

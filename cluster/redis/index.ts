@@ -7,3 +7,5 @@ export { LuaScript } from './lua-script.js';
 export { nodeRedisLink, type RedisLink, type RedisReply, type NodeRedisLinkOptions } from './link.js';
 export { connectRedis, type RedisTarget, type ConnectRedisOptions } from './connect.js';
 export { redisCluster, type RedisClusterOptions, type RedisClusterHandle } from './cluster.js';
+export { RedisEventBus, createRedisEventBus, DEFAULT_MAX_BUS_MESSAGE_BYTES, type RedisEventBusOptions } from './event-bus.js';
+export { loadRequestStateKeys, rotateRequestStateKey, requestStateKeysKey, type KeyRingOptions, type RotateOptions } from './key-ring.js';

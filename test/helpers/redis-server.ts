@@ -56,11 +56,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function spawnRedis(extra: readonly string[], dir: string): Promise<RedisServer> {
+async function spawnRedis(extra: readonly string[], dir: string, fixedPort?: number): Promise<RedisServer> {
   const binary = redisBinary();
   let lastError = '';
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const port = await freePort();
+  for (let attempt = 0; attempt < (fixedPort === undefined ? 3 : 1); attempt += 1) {
+    const port = fixedPort ?? (await freePort());
     const child = spawn(
       binary,
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', ...extra],
@@ -101,10 +101,10 @@ async function spawnRedis(extra: readonly string[], dir: string): Promise<RedisS
   throw new Error(`redis-server did not start on a loopback port: ${lastError}`);
 }
 
-/** One Redis on a free loopback port. */
-export async function startRedis(): Promise<RedisServer> {
+/** One Redis on a free loopback port, or on `port` (to restart one where its clients reconnect). */
+export async function startRedis(options: { readonly port?: number } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'rxmcp-redis-'));
-  const server = await spawnRedis([], dir);
+  const server = await spawnRedis([], dir, options.port);
   return {
     ...server,
     stop: async () => {
