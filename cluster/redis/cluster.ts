@@ -19,6 +19,8 @@ import type { HttpHandlerOptions } from '../../transports/http/options.js';
 import { connectRedis, type RedisTarget } from './connect.js';
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
+import { RedisEventStore } from './event-store.js';
+import { redisSessionDirectory } from './session-directory.js';
 
 export interface RedisClusterOptions {
   /** A URL, `{ cluster: [seed URLs] }` for Redis Cluster, or a link of your own (closed by you). */
@@ -29,6 +31,24 @@ export interface RedisClusterOptions {
   readonly nodeId?: string;
   /** Where connection errors are reported. */
   readonly onError?: (err: unknown) => void;
+  /**
+   * Legacy sessions across nodes: where the other nodes reach this one's HTTP handler to relay requests for its
+   * sessions (e.g. `http://10.0.0.7:3000`); or call `advertise(url)` once it listens. Relay key, heartbeat: `legacy`.
+   */
+  readonly relayUrl?: string;
+  readonly legacy?: RedisLegacyOptions;
+}
+
+/** The session directory's and event store's options (session-directory.ts, event-store.ts). */
+export interface RedisLegacyOptions {
+  readonly heartbeatMs?: number;
+  /** How long a silent node counts as alive (the directory's ttlMs). */
+  readonly nodeTtlMs?: number;
+  readonly cacheMs?: number;
+  readonly relayKey?: Uint8Array;
+  readonly maxEventsPerSession?: number;
+  /** The event store's ttlMs. */
+  readonly eventTtlMs?: number;
 }
 
 export interface RedisClusterHandle {
@@ -39,6 +59,8 @@ export interface RedisClusterHandle {
   readonly serverOptions: Partial<ServerOptions>;
   /** Spread into createHttpHandler's / serveHttp's options. */
   readonly httpOptions: Partial<HttpHandlerOptions>;
+  /** Publishes where this node's HTTP handler is reached (its legacy sessions are relayed there); not needed with `relayUrl`. */
+  advertise(url: string): Promise<void>;
   /** Stops what this handle started and closes the connection it made. */
   close(): Promise<void>;
 }
@@ -58,12 +80,20 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
   const serverOptions: Partial<ServerOptions> = {};
   const httpOptions: Partial<HttpHandlerOptions> = {};
   // Each shared store adds its fragment here (event bus, key ring, approval ledger, permits, sessions).
+  const { maxEventsPerSession, eventTtlMs, nodeTtlMs, heartbeatMs, cacheMs, relayKey } = options.legacy ?? {};
+  const onError = options.onError;
+  const directory = await redisSessionDirectory({ link, keys, nodeId, heartbeatMs, ttlMs: nodeTtlMs, cacheMs, relayKey, onError });
+  closers.push(() => directory.close());
+  httpOptions.sessionDirectory = directory;
+  httpOptions.eventStore = new RedisEventStore({ link, keys, maxEventsPerSession, ttlMs: eventTtlMs, onError });
+  if (options.relayUrl !== undefined) await directory.advertise(options.relayUrl);
   return {
     nodeId,
     keys,
     link,
     serverOptions,
     httpOptions,
+    advertise: (url) => directory.advertise(url),
     async close() {
       for (const close of closers.reverse()) await close();
       if (ownsLink) await link.close();

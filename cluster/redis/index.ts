@@ -6,4 +6,6 @@ export { clusterKeys, type ClusterKeys } from './keys.js';
 export { LuaScript } from './lua-script.js';
 export { nodeRedisLink, type RedisLink, type RedisReply, type NodeRedisLinkOptions } from './link.js';
 export { connectRedis, type RedisTarget, type ConnectRedisOptions } from './connect.js';
-export { redisCluster, type RedisClusterOptions, type RedisClusterHandle } from './cluster.js';
+export { redisCluster, type RedisClusterOptions, type RedisClusterHandle, type RedisLegacyOptions } from './cluster.js';
+export { redisSessionDirectory, type RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';
+export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
