@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     redis: args.redis,
     serverId: args.serverId,
     ...(args.nodeId === undefined ? {} : { nodeId: args.nodeId }),
+    logger,
     onError: (err) => logger.warn({ err }, 'Redis connection error'),
   });
   const ledger = exampleLedger(cluster.link, cluster.keys, cluster.nodeId);
@@ -69,6 +70,8 @@ async function main(): Promise<void> {
     idleSocketTimeoutMs: 30_000,
     ...cluster.httpOptions,
   });
+  // Legacy sessions this node owns are relayed here by the others.
+  await cluster.advertise(new URL(http.url).origin);
   process.stdout.write(`READY ${http.url}\n`);
   logger.info({ url: http.url, sse: http.sseUrl, node: cluster.nodeId, serverId: args.serverId }, 'cluster node listening');
   const reason = await stopped;
