@@ -73,6 +73,8 @@ export interface ExampleLedger {
   enterGauge(callId: string): Promise<() => Promise<void>>;
   /** The highest number of gauged handlers seen running at once on live nodes. */
   gaugeMax(): Promise<number>;
+  /** Starts the highest-seen count over (between two floods of a test). */
+  resetGaugeMax(): Promise<void>;
   /** Renews this node's heartbeat key. */
   heartbeat(): Promise<void>;
 }
@@ -130,6 +132,9 @@ export function exampleLedger(link: RedisLink, keys: ClusterKeys, nodeId: string
     async gaugeMax() {
       const value = await link.command(maxKey, ['GET', maxKey]);
       return value === null ? 0 : asInteger(value, 'gauge max');
+    },
+    async resetGaugeMax() {
+      await link.command(maxKey, ['DEL', maxKey]);
     },
     async heartbeat() {
       const alive = `${heartbeatPrefix}${nodeId}`;

@@ -15,7 +15,8 @@
  *   request is sent to the next one: that is safe because it never reached a
  *   node. Anything that fails after the connection was made is NOT retried
  *   (the node may have run it): the client sees the failure.
- * - `X-Forwarded-For` names the client (the nodes trust it, see node.ts).
+ * - `X-Forwarded-For` is set to the client's address, replacing any the client sent
+ *   (the nodes trust it, see node.ts).
  * WebSocket upgrades are not proxied (the example's clients speak HTTP).
  */
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, type ClientRequest } from 'node:http';
@@ -50,8 +51,8 @@ function forwardHeaders(headers: IncomingHttpHeaders, client: string | undefined
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
   if (headers.host !== undefined) out.host = headers.host;
-  const prior = headers['x-forwarded-for'];
-  out['x-forwarded-for'] = [typeof prior === 'string' ? prior : undefined, client ?? 'unknown'].filter(Boolean).join(', ');
+  // This proxy is the edge: whatever a client wrote in the header is replaced, never extended (the nodes trust its first value).
+  out['x-forwarded-for'] = client ?? 'unknown';
   return out;
 }
 

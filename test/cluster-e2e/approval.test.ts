@@ -9,9 +9,8 @@
  * elicitation each take two requests that land on different nodes.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { modernPost } from '../http-modern/helpers.js';
 import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
-import { closeClients, modernClient, textOf, type ElicitAnswer } from './clients.js';
+import { closeClients, modernClient, rawCall, textOf, type ElicitAnswer, type RawReply } from './clients.js';
 
 let cluster: Cluster;
 beforeAll(async () => {
@@ -25,20 +24,8 @@ afterEach(closeClients);
 const ELICIT = { elicitation: {} };
 const APPROVE = { 'rxmcp.approve': { action: 'accept', content: { approve: true } } };
 
-interface Reply {
-  id: unknown;
-  result?: { resultType?: string; requestState?: string; isError?: boolean; content?: unknown; inputRequests?: Record<string, unknown> };
-  error?: { code: number; message: string };
-}
-
-async function call(url: string, id: number, params: Record<string, unknown>): Promise<Reply> {
-  const response = await modernPost(url, id, 'tools/call', params, { capabilities: ELICIT }, );
-  const body = await response.text();
-  try {
-    return JSON.parse(body) as Reply;
-  } catch {
-    throw new Error(`HTTP ${response.status}: ${body.slice(0, 300)}`);
-  }
+function call(url: string, id: number, params: Record<string, unknown>): Promise<RawReply> {
+  return rawCall(url, id, params, { capabilities: ELICIT });
 }
 
 async function addNote(id: string): Promise<void> {

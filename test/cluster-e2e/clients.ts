@@ -10,6 +10,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { modernPost } from '../http-modern/helpers.js';
 
 export const MODERN = '2026-07-28';
 
@@ -65,4 +66,49 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
     value = await read();
   }
   return value;
+}
+
+export interface RawReply {
+  readonly status: number;
+  readonly id?: unknown;
+  readonly result?: {
+    resultType?: string;
+    requestState?: string;
+    isError?: boolean;
+    content?: unknown;
+    inputRequests?: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+  };
+  readonly error?: { code: number; message: string; data?: Record<string, unknown> };
+}
+
+/** One modern tools/call POSTed to `url` with its standard headers (and `headers`), declaring `capabilities`. */
+export async function rawCall(
+  url: string,
+  id: number,
+  params: Record<string, unknown>,
+  options: { capabilities?: Record<string, unknown>; headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<RawReply> {
+  const response = await modernPost(url, id, 'tools/call', params, {
+    capabilities: options.capabilities ?? {},
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  const body = await response.text();
+  try {
+    return { status: response.status, ...(JSON.parse(body) as object) };
+  } catch {
+    throw new Error(`HTTP ${response.status}: ${body.slice(0, 300)}`);
+  }
+}
+
+/** The scope of a busy answer (`server_busy`), or undefined when the call was not refused as busy. */
+export function busyScope(reply: RawReply): string | undefined {
+  const busy = reply.result?._meta?.['rxmcp/busy'] as { scope?: unknown } | undefined;
+  if (busy !== undefined) return typeof busy.scope === 'string' ? busy.scope : 'unknown';
+  const data = reply.error?.data as { error?: unknown; scope?: unknown } | undefined;
+  if (data?.error === 'server_busy') return typeof data.scope === 'string' ? data.scope : 'node';
+  // A node's own bound (maxInFlight) refuses without a scope.
+  if (reply.result?.isError === true && textOf(reply.result) === 'Error: server_busy') return 'node';
+  return undefined;
 }
