@@ -12,9 +12,13 @@
  * copy of it would have arrived before it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { redisCluster, type RedisClusterHandle } from '../../cluster/redis/cluster.js';
 import { createServer, Registry, type McpServer } from '../../lib/index.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
+import { serveHttp } from '../../transports/index.js';
 import { connectInMemory, type MemoryConnection } from '../../transports/memory.js';
 import { legacyInitialize } from '../era/modern-helpers.js';
 import { listen } from '../listen/harness.js';
@@ -177,4 +181,36 @@ describe('notifications across two servers of one deployment on Redis', () => {
     await waitFor(() => heardOnA.length === 1, 'the event at the bus of A');
     expect(legacy.count('notifications/resources/updated')).toBe(0);
   });
+
+  test('the official SDK client (legacy, streamable HTTP) on A hears resources/updated and list_changed made on B, once each', async () => {
+    const [a, b] = await deployment();
+    const http = await serveHttp(a.server, { port: 0, idleSocketTimeoutMs: 3_600_000 });
+    const sdk = new SdkClient({ name: 'legacy-sdk', version: '1.0.0' });
+    try {
+      const updated: string[] = [];
+      let listChanged = 0;
+      sdk.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+      sdk.setNotificationHandler(ToolListChangedNotificationSchema, () => void (listChanged += 1));
+      await sdk.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      await sdk.subscribeResource({ uri: 'mem://doc' });
+      await sdk.subscribeResource({ uri: 'mem://fence' });
+      await sdk.subscribeResource({ uri: 'mem://ready' });
+      // The session's GET stream opens on its own after initialize: a local marker, bounded in tries, shows it is there.
+      for (let n = 0; n < 50 && !updated.includes('mem://ready'); n += 1) {
+        a.server.notify('notifications/resources/updated', { uri: 'mem://ready' });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(updated).toContain('mem://ready');
+
+      b.server.notify('notifications/resources/updated', { uri: 'mem://doc' });
+      b.server.notify('notifications/tools/list_changed');
+      b.server.notify('notifications/resources/updated', { uri: 'mem://fence' });
+      await waitFor(() => updated.includes('mem://fence'), 'the fence from B');
+      expect(updated.filter((uri) => uri !== 'mem://ready')).toEqual(['mem://doc', 'mem://fence']);
+      expect(listChanged).toBe(1);
+    } finally {
+      await sdk.close();
+      await http.close();
+    }
+  }, 20_000);
 });
