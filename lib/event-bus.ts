@@ -18,8 +18,9 @@
  * one's own. The server feeds its legacy connections from it (list_changed to
  * each, resources/updated to those that subscribed the URI), because their
  * copy of a local notify already went out directly; so a bus that offers it
- * must keep its own publishes out of it, and a bus without it (the in-memory
- * one) reaches legacy connections of this process only.
+ * must keep its own publishes out of it. With a bus that lacks it (the
+ * in-memory one), a notify reaches the notifying server's legacy connections
+ * only, even when other servers share the bus; their listens hear it.
  */
 import { logSafely } from './guarded.js';
 import { stderrLogger, type Logger } from './logger.js';

@@ -100,6 +100,14 @@ function decodeSecret(text: string): Uint8Array | undefined {
   return Uint8Array.from(bytes);
 }
 
+/** Redis's WRONGTYPE said plainly; other failures pass as they are. */
+function notAList(err: unknown, key: string): never {
+  if (err instanceof Error && err.message.includes('WRONGTYPE')) {
+    throw new Error(`the request-state key ring in Redis (${key}) is not a list: fix or delete it, or set requestStateKeys`, { cause: err });
+  }
+  throw err;
+}
+
 function usable(secrets: Uint8Array[], key: string): Uint8Array[] {
   if (secrets.length === 0) {
     throw new Error(`the request-state key ring in Redis (${key}) holds no usable secret: fix or delete it, or set requestStateKeys`);
@@ -113,7 +121,7 @@ function usable(secrets: Uint8Array[], key: string): Uint8Array[] {
  */
 export async function loadRequestStateKeys(link: RedisLink, keys: ClusterKeys, options: KeyRingOptions = {}): Promise<Uint8Array[]> {
   const key = requestStateKeysKey(keys);
-  const reply = await link.run(LOAD, [key], [freshSecret(), MAX_REQUEST_STATE_KEYS]);
+  const reply = await link.run(LOAD, [key], [freshSecret(), MAX_REQUEST_STATE_KEYS]).catch((err: unknown) => notAList(err, key));
   return usable(validSecrets(reply, key, options.logger ?? stderrLogger()), key);
 }
 
@@ -128,6 +136,6 @@ export async function rotateRequestStateKey(link: RedisLink, keys: ClusterKeys, 
     throw new RangeError(`keep must be an integer from 1 to ${MAX_REQUEST_STATE_KEYS}`);
   }
   const key = requestStateKeysKey(keys);
-  const reply = await link.run(ROTATE, [key], [freshSecret(), keep]);
+  const reply = await link.run(ROTATE, [key], [freshSecret(), keep]).catch((err: unknown) => notAList(err, key));
   return usable(validSecrets(reply, key, options.logger ?? stderrLogger()), key);
 }
