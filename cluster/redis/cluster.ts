@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerOptions } from '../../lib/options.js';
 import type { HttpHandlerOptions } from '../../transports/http/options.js';
+import { redisApprovalLedger } from './approval-ledger.js';
 import { connectRedis, type RedisTarget } from './connect.js';
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
@@ -58,6 +59,8 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
   const serverOptions: Partial<ServerOptions> = {};
   const httpOptions: Partial<HttpHandlerOptions> = {};
   // Each shared store adds its fragment here (event bus, key ring, approval ledger, permits, sessions).
+  // MRTR approval tickets: issued on one node, redeemed exactly once on any; caps cluster-wide (legacy parking stays per node).
+  serverOptions.approvalLedger = redisApprovalLedger({ link, keys });
   return {
     nodeId,
     keys,

@@ -7,3 +7,8 @@ export { LuaScript } from './lua-script.js';
 export { nodeRedisLink, type RedisLink, type RedisReply, type NodeRedisLinkOptions } from './link.js';
 export { connectRedis, type RedisTarget, type ConnectRedisOptions } from './connect.js';
 export { redisCluster, type RedisClusterOptions, type RedisClusterHandle } from './cluster.js';
+export {
+  RedisApprovalLedger,
+  redisApprovalLedger,
+  type RedisApprovalLedgerOptions,
+} from './approval-ledger.js';
