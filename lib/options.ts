@@ -17,6 +17,7 @@ import type { CallStage, Middleware } from './middleware/types.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
+import { isPermitPool, type PermitPool } from './permits.js';
 
 export type AuthorizerSource = 'configured' | 'default';
 
@@ -69,6 +70,8 @@ export interface ServerOptions extends ListenOptions {
   approvalTtlMs?: number;
   /** Longest requestState accepted from a client (checked before any crypto); default 4096. */
   maxRequestStateBytes?: number;
+  /** Caps shared with other processes (lib/permits.ts), asked after this process's own bounds; default none. */
+  clusterPermits?: PermitPool;
 }
 
 export interface ResolvedOptions extends ResolvedListenOptions {
@@ -105,6 +108,7 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   requestStateKeys: readonly Uint8Array[];
   approvalTtlMs: number;
   maxRequestStateBytes: number;
+  clusterPermits: PermitPool | undefined;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -114,6 +118,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', ...LISTEN_OPTION_NAMES,
+  'clusterPermits',
 ]);
 
 function optionalFunction<T>(option: string, value: unknown): T | null {
@@ -208,6 +213,9 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new ConfigError('instructions', 'instructions must be a string');
   }
+  if (options.clusterPermits !== undefined && !isPermitPool(options.clusterPermits)) {
+    throw new ConfigError('clusterPermits', 'clusterPermits must be a PermitPool (a permit(owner) method)');
+  }
   const scheduler = options.scheduler ?? asyncScheduler;
   // Wrapped: a logger that throws must not turn a failure report into a crash.
   const logger = options.logger === undefined ? stderrLogger() : safeLogger(options.logger);
@@ -244,6 +252,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     requestStateKeys: resolveRequestStateKeys(options.requestStateKeys),
     approvalTtlMs: positiveIntegerOption('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
     maxRequestStateBytes: resolveMaxRequestStateBytes(options.maxRequestStateBytes),
+    clusterPermits: options.clusterPermits,
     ...resolveListenOptions(options, logger),
   };
   refuseUnguardedSensitiveTools(resolved);
