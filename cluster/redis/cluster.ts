@@ -19,6 +19,7 @@ import type { HttpHandlerOptions } from '../../transports/http/options.js';
 import { connectRedis, type RedisTarget } from './connect.js';
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
+import { RedisPermitPool, type RedisPermitsOptions } from './permits.js';
 
 export interface RedisClusterOptions {
   /** A URL, `{ cluster: [seed URLs] }` for Redis Cluster, or a link of your own (closed by you). */
@@ -29,6 +30,8 @@ export interface RedisClusterOptions {
   readonly nodeId?: string;
   /** Where connection errors are reported. */
   readonly onError?: (err: unknown) => void;
+  /** Cluster-wide in-flight caps as leased permits (permits.ts); absent: none, each node only has its own bounds. */
+  readonly permits?: RedisPermitsOptions;
 }
 
 export interface RedisClusterHandle {
@@ -58,6 +61,11 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
   const serverOptions: Partial<ServerOptions> = {};
   const httpOptions: Partial<HttpHandlerOptions> = {};
   // Each shared store adds its fragment here (event bus, key ring, approval ledger, permits, sessions).
+  if (options.permits !== undefined) {
+    const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits });
+    serverOptions.clusterPermits = permits;
+    closers.push(() => permits.close());
+  }
   return {
     nodeId,
     keys,

@@ -7,3 +7,4 @@ export { LuaScript } from './lua-script.js';
 export { nodeRedisLink, type RedisLink, type RedisReply, type NodeRedisLinkOptions } from './link.js';
 export { connectRedis, type RedisTarget, type ConnectRedisOptions } from './connect.js';
 export { redisCluster, type RedisClusterOptions, type RedisClusterHandle } from './cluster.js';
+export { RedisPermitPool, permitKeys, type RedisPermitPoolOptions, type RedisPermitsOptions } from './permits.js';
