@@ -25,6 +25,7 @@ import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 import { RedisEventStore } from './event-store.js';
 import { redisSessionDirectory } from './session-directory.js';
+import { RedisPermitPool, type RedisPermitsOptions } from './permits.js';
 
 export interface RedisClusterOptions {
   /** A URL, `{ cluster: [seed URLs] }` for Redis Cluster, or a link of your own (closed by you). */
@@ -48,6 +49,8 @@ export interface RedisClusterOptions {
    */
   readonly relayUrl?: string;
   readonly legacy?: RedisLegacyOptions;
+  /** Cluster-wide in-flight caps as leased permits (permits.ts); absent: none, each node only has its own bounds. */
+  readonly permits?: RedisPermitsOptions;
 }
 
 /** The session directory's and event store's options (session-directory.ts, event-store.ts). */
@@ -108,6 +111,11 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     httpOptions.sessionDirectory = directory;
     httpOptions.eventStore = new RedisEventStore({ link, keys, maxEventsPerSession, ttlMs: eventTtlMs, onError });
     if (options.relayUrl !== undefined) await directory.advertise(options.relayUrl);
+    if (options.permits !== undefined) {
+      const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits });
+      serverOptions.clusterPermits = permits;
+      closers.push(() => permits.close());
+    }
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     if (ownsLink) await link.close().catch(() => undefined);

@@ -16,3 +16,4 @@ export {
   redisApprovalLedger,
   type RedisApprovalLedgerOptions,
 } from './approval-ledger.js';
+export { RedisPermitPool, permitKeys, type RedisPermitPoolOptions, type RedisPermitsOptions } from './permits.js';
