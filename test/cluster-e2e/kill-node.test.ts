@@ -1,0 +1,168 @@
+/**
+ * Kill one node mid-call (SIGKILL), with everything a node can hold at that
+ * moment: a tool call in flight (its side effect still to come), permits of
+ * the cluster-wide cap, an approval ticket it issued, a listen stream, a
+ * legacy session it owns; listeners and calls on the other nodes. Then:
+ * no tool ran twice; the dead node's permits stay counted until its lease
+ * lapses and return within one lease, the cap never passed meanwhile; its
+ * ticket is redeemed exactly once elsewhere; the survivors' listeners go on
+ * hearing changes once, the dead node's sees an abrupt end; its legacy
+ * session answers 404 at once and a new session works; the survivors' own
+ * calls finish. Real time, bounded: the whole file takes a few seconds.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { NOTES_URI } from '../../examples/cluster/server.js';
+import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
+import { busyScope, closeClients, legacyClient, modernClient, rawCall, textOf, until, whoami, type RawReply } from './clients.js';
+
+const CAP = 6;
+const LEASE_MS = 3_000;
+const VICTIM_HOLDS = 3;
+
+let cluster: Cluster;
+let victim: string;
+let survivors: [string, string];
+let killedAt = 0;
+const aborts = new AbortController();
+
+// What was set up before the kill.
+let inFlight: Promise<unknown>;
+let survivorCall: Promise<RawReply>;
+let ticket: string;
+const heard = new Map<string, string[]>();
+let victimListenClosed: Promise<string>;
+let legacyOnVictim: Awaited<ReturnType<typeof legacyClient>>['client'];
+let caller: Awaited<ReturnType<typeof modernClient>>;
+
+const hold = (node: string, ms: number, id: number) =>
+  rawCall(cluster.node(node).url, id, { name: 'hold', arguments: { ms } }, { signal: aborts.signal });
+
+beforeAll(async () => {
+  cluster = await startCluster({
+    nodes: 3,
+    nodeArgs: ['--cluster-options', JSON.stringify({ permits: { maxInFlight: CAP, maxInFlightPerPrincipal: CAP, leaseMs: LEASE_MS } })],
+  });
+  // 1. A call through the proxy, in flight: where it started is the node to kill.
+  caller = await modernClient(cluster.url);
+  inFlight = caller.callTool({ name: 'record', arguments: { key: 'k1', ms: 10_000 } }).then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+  victim = (await until(() => cluster.ledger.starts('k1'), (starts) => starts.length === 1))[0]!;
+  survivors = cluster.nodes.map((node) => node.id).filter((id) => id !== victim) as [string, string];
+
+  // 2. Listeners on every node.
+  for (const node of cluster.nodes) {
+    const listener = await modernClient(node.url);
+    const uris: string[] = [];
+    heard.set(node.id, uris);
+    listener.setNotificationHandler('notifications/resources/updated', (n) => void uris.push(n.params.uri));
+    const subscription = await listener.listen({ resourceSubscriptions: [NOTES_URI] });
+    if (node.id === victim) victimListenClosed = subscription.closed;
+  }
+
+  // 3. An approval ticket issued by the victim.
+  await rawCall(cluster.node(survivors[0]).url, 1, { name: 'add_note', arguments: { id: 'doomed', text: 'to delete' } });
+  const asked = await rawCall(cluster.node(victim).url, 2, { name: 'delete_note', arguments: { id: 'doomed' } }, { capabilities: { elicitation: {} } });
+  expect(asked.result?.resultType).toBe('input_required');
+  ticket = asked.result!.requestState!;
+
+  // 4. Permits held by the victim: the in-flight record call and VICTIM_HOLDS holds.
+  await cluster.ledger.resetGaugeMax();
+  for (let i = 0; i < VICTIM_HOLDS; i++) void hold(victim, 10_000, 10 + i).catch(() => undefined);
+  await until(() => cluster.ledger.gaugeMax(), (max) => max >= VICTIM_HOLDS);
+
+  // 5. A legacy session the victim owns, made through the proxy (round robin: within three tries).
+  for (let i = 0; i < 6 && legacyOnVictim === undefined; i++) {
+    const { client } = await legacyClient(cluster.url, 'streamable');
+    if ((await whoami(client)) === victim) legacyOnVictim = client;
+  }
+  expect(legacyOnVictim).toBeDefined();
+
+  // 6. A survivor's own call under way.
+  survivorCall = rawCall(cluster.node(survivors[0]).url, 3, { name: 'record', arguments: { key: 'k2', ms: 1_500 } });
+
+  await cluster.kill(victim);
+  killedAt = Date.now();
+}, 40_000);
+
+afterAll(async () => {
+  aborts.abort();
+  await closeClients();
+  await cluster?.stop();
+});
+
+describe('a node killed mid-call', () => {
+  test("the dead node's permits count until its lease lapses, return within one lease, and the cap never passes", async () => {
+    // Right after the kill the victim's permits (the record call and its holds) still count.
+    const early = await Promise.all(Array.from({ length: CAP }, (_, i) => hold(survivors[i % 2]!, 200, 100 + i)));
+    // The victim renewed at most a third of a lease before it died: its permits are certain to count until then.
+    expect(Date.now() - killedAt).toBeLessThan((LEASE_MS * 2) / 3);
+    expect(early.filter((reply) => busyScope(reply) === undefined).length).toBeLessThanOrEqual(CAP - VICTIM_HOLDS - 1);
+    expect(early.filter((reply) => busyScope(reply) === 'cluster').length).toBeGreaterThan(0);
+    // Then all CAP at once are granted again, within one lease (plus the renewal period and slack).
+    let rounds = 0;
+    const allGranted = await until(
+      async () => {
+        rounds += 1;
+        const replies = await Promise.all(Array.from({ length: CAP }, (_, i) => hold(survivors[i % 2]!, 100, 200 + rounds * CAP + i)));
+        return replies.every((reply) => busyScope(reply) === undefined && reply.result?.isError !== true);
+      },
+      (ok) => ok,
+      LEASE_MS * 3,
+      100,
+    );
+    expect(allGranted).toBe(true);
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + LEASE_MS / 3 + 1_500);
+    expect(await cluster.ledger.gaugeMax()).toBeLessThanOrEqual(CAP);
+  });
+
+  test('no tool runs twice: the call in flight breaks, its re-issue runs once on a survivor', async () => {
+    const outcome = (await inFlight) as { error?: unknown };
+    expect(outcome.error).toBeDefined();
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    // A client re-issues what broke (a new request id); a busy answer (the cap, while the dead node's permits count) runs nothing and is tried again.
+    const reissue = async () => textOf(await caller.callTool({ name: 'record', arguments: { key: 'k1', ms: 0 } }));
+    const answer = await until(reissue, (text) => text !== 'Error: server_busy', LEASE_MS * 2, 100);
+    const again = JSON.parse(answer) as { node: string; runs: number };
+    expect(survivors).toContain(again.node);
+    expect(again.runs).toBe(1);
+    expect(await cluster.ledger.runs('k1')).toEqual([again.node]);
+    expect(await cluster.ledger.starts('k1')).toEqual([victim, again.node]);
+  });
+
+  test("its ticket is redeemed exactly once on the survivors", async () => {
+    const retry = { name: 'delete_note', arguments: { id: 'doomed' }, requestState: ticket, inputResponses: { 'rxmcp.approve': { action: 'accept', content: { approve: true } } } };
+    const replies = await Promise.all(survivors.map((node, i) => rawCall(cluster.node(node).url, 300 + i, retry, { capabilities: { elicitation: {} } })));
+    expect(replies.map((reply) => reply.result?.resultType).sort()).toEqual(['complete', 'input_required']);
+    expect(await cluster.ledger.runs('delete.doomed')).toHaveLength(1);
+    expect(survivors).toContain((await cluster.ledger.runs('delete.doomed'))[0]);
+  });
+
+  test("listeners on the survivors hear later changes once; the dead node's listener ended abruptly", async () => {
+    expect(await Promise.race([victimListenClosed, new Promise((resolve) => setTimeout(() => resolve('still open'), 5_000))])).toBe('remote');
+    const before = survivors.map((node) => heard.get(node)!.length);
+    await rawCall(cluster.node(survivors[1]).url, 400, { name: 'add_note', arguments: { id: 'after-kill', text: 'heard by survivors' } });
+    await until(async () => survivors.map((node) => heard.get(node)!.length), (counts) => counts.every((count, i) => count >= before[i]! + 1));
+    await rawCall(cluster.node(survivors[0]).url, 401, { name: 'add_note', arguments: { id: 'marker', text: 'marker' } });
+    await until(async () => survivors.map((node) => heard.get(node)!.length), (counts) => counts.every((count, i) => count >= before[i]! + 2));
+    expect(survivors.map((node) => heard.get(node)!.length)).toEqual(before.map((count) => count + 2));
+  });
+
+  test('its legacy session answers 404 at once (never hangs), and the official client starts a new session that works', async () => {
+    const started = Date.now();
+    const failure = await legacyOnVictim.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(String((failure as Error | undefined)?.message)).toMatch(/404|Not Found/);
+    const { client } = await legacyClient(cluster.url, 'streamable');
+    expect(survivors).toContain(await whoami(client));
+  });
+
+  test("the survivors' own work is unaffected: the call under way finishes, new calls spread over the two", async () => {
+    const reply = await survivorCall;
+    expect(JSON.parse(textOf(reply.result))).toMatchObject({ node: survivors[0], key: 'k2', runs: 1 });
+    const served = new Set<string>();
+    for (let i = 0; i < 6; i++) served.add(await whoami(caller));
+    expect(served).toEqual(new Set(survivors));
+  });
+});
