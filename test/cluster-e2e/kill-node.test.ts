@@ -165,4 +165,11 @@ describe('a node killed mid-call', () => {
     for (let i = 0; i < 6; i++) served.add(await whoami(caller));
     expect(served).toEqual(new Set(survivors));
   });
+
+  test('the node started again under its name serves again: calls spread over all three', async () => {
+    await cluster.restart(victim);
+    const served = new Set<string>();
+    for (let i = 0; i < 9; i++) served.add(await whoami(caller));
+    expect(served).toEqual(new Set(['a', 'b', 'c']));
+  });
 });
