@@ -22,11 +22,11 @@ export async function closeClients(): Promise<void> {
 
 export type ElicitAnswer = { action: 'accept'; content: Record<string, string | number | boolean> } | { action: 'decline' };
 
-/** A v2 client pinned to the modern era; `answer` answers every elicitation (approvals included). */
-export async function modernClient(url: string, answer?: () => ElicitAnswer): Promise<ModernClient> {
+/** A v2 client, pinned to the modern era unless `mode` says 'auto'; `answer` answers every elicitation (approvals included). */
+export async function modernClient(url: string, answer?: () => ElicitAnswer, mode: 'auto' | { pin: string } = { pin: MODERN }): Promise<ModernClient> {
   const client = new ModernClient(
     { name: 'cluster-e2e-modern', version: '1.0.0' },
-    { capabilities: answer === undefined ? {} : { elicitation: {} }, versionNegotiation: { mode: { pin: MODERN }, probe: { timeoutMs: 10_000 } } },
+    { capabilities: answer === undefined ? {} : { elicitation: {} }, versionNegotiation: { mode, probe: { timeoutMs: 10_000 } } },
   );
   if (answer !== undefined) client.setRequestHandler('elicitation/create', () => answer());
   opened.push(client);

@@ -34,12 +34,24 @@ describe('calls spread across the nodes', () => {
   test('modern (SDK v2, pinned 2026-07-28): consecutive calls are served by all three nodes', async () => {
     const client = await modernClient(cluster.url);
     expect(client.getProtocolEra()).toBe('modern');
-    const served: string[] = [];
-    for (let i = 0; i < CALLS; i++) served.push(await whoami(client));
-    expect(new Set(served)).toEqual(new Set(['a', 'b', 'c']));
-    // Every node counted what it served: the counters sum to the calls made.
+    const counts = new Map<string, number>();
+    for (let i = 0; i < CALLS; i++) {
+      const { node, served } = JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} }))) as { node: string; served: number };
+      counts.set(node, served);
+    }
+    expect([...counts.keys()].sort()).toEqual(['a', 'b', 'c']);
+    // Each node's own counter: together they served exactly the calls made (this file's first whoami calls).
+    expect([...counts.values()].reduce((sum, count) => sum + count, 0)).toBe(CALLS);
     const echoes = await Promise.all(Array.from({ length: 6 }, (_, i) => client.callTool({ name: 'echo', arguments: { text: `e${i}` } })));
     expect(echoes.map(textOf)).toEqual(['e0', 'e1', 'e2', 'e3', 'e4', 'e5']);
+  });
+
+  test("modern (SDK v2, 'auto'): the probe finds the modern era through the proxy, and calls spread", async () => {
+    const client = await modernClient(cluster.url, undefined, 'auto');
+    expect(client.getProtocolEra()).toBe('modern');
+    const served = new Set<string>();
+    for (let i = 0; i < 6; i++) served.add(await whoami(client));
+    expect(served).toEqual(new Set(['a', 'b', 'c']));
   });
 
   test('legacy Streamable HTTP (SDK v1): one session, its requests land on every node and all are answered', async () => {
