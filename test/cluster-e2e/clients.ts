@@ -13,6 +13,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { modernPost } from '../http-modern/helpers.js';
 
 export const MODERN = '2026-07-28';
+export const LEGACY = '2025-11-25';
 
 const opened: Array<{ close(): Promise<void> }> = [];
 
@@ -111,4 +112,33 @@ export function busyScope(reply: RawReply): string | undefined {
   // A node's own bound (maxInFlight) refuses without a scope.
   if (reply.result?.isError === true && textOf(reply.result) === 'Error: server_busy') return 'node';
   return undefined;
+}
+
+/** One raw legacy Streamable HTTP POST (`session` after initialize); the minted session id comes back. */
+export async function legacyPost(url: string, session: string | undefined, message: Record<string, unknown>): Promise<{ status: number; session: string | undefined; body: string }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  if (session !== undefined) {
+    headers['mcp-session-id'] = session;
+    headers['mcp-protocol-version'] = LEGACY;
+  }
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) });
+  return { status: response.status, session: response.headers.get('mcp-session-id') ?? undefined, body: await response.text() };
+}
+
+/** A raw legacy session on `url`: initialized, and subscribed to `uri` when given. */
+export async function rawLegacySession(url: string, subscribe?: string): Promise<string> {
+  const init = await legacyPost(url, undefined, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'raw-legacy', version: '1' } },
+  });
+  if (init.status !== 200 || init.session === undefined) throw new Error(`initialize: HTTP ${init.status} ${init.body.slice(0, 200)}`);
+  const initialized = await legacyPost(url, init.session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  if (initialized.status !== 202) throw new Error(`notifications/initialized: HTTP ${initialized.status}`);
+  if (subscribe !== undefined) {
+    const subscribed = await legacyPost(url, init.session, { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: subscribe } });
+    if (subscribed.status !== 200) throw new Error(`resources/subscribe: HTTP ${subscribed.status}`);
+  }
+  return init.session;
 }

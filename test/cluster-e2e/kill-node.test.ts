@@ -11,13 +11,17 @@
  * calls finish. Real time, bounded: the whole file takes a few seconds.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { NOTES_URI } from '../../examples/cluster/server.js';
+import { noteUri, NOTES_URI } from '../../examples/cluster/server.js';
 import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
-import { busyScope, closeClients, legacyClient, modernClient, rawCall, textOf, until, whoami, type RawReply } from './clients.js';
+import { busyScope, closeClients, LEGACY, legacyClient, modernClient, rawCall, rawLegacySession, textOf, until, whoami, type RawReply } from './clients.js';
+import { openSse, type SseStream } from './sse-stream.js';
 
 const CAP = 6;
 const LEASE_MS = 3_000;
 const VICTIM_HOLDS = 3;
+/** The note whose own URI the relayed legacy session subscribes: only its changes reach that stream. */
+const PROBE = 'relay-probe';
+const PROBE_URI = noteUri(PROBE);
 
 let cluster: Cluster;
 let victim: string;
@@ -33,6 +37,8 @@ const heard = new Map<string, string[]>();
 let victimListenClosed: Promise<string>;
 let legacyOnVictim: Awaited<ReturnType<typeof legacyClient>>['client'];
 let caller: Awaited<ReturnType<typeof modernClient>>;
+let relayedSession: string;
+let relayedStream: SseStream;
 
 const hold = (node: string, ms: number, id: number) =>
   rawCall(cluster.node(node).url, id, { name: 'hold', arguments: { ms } }, { signal: aborts.signal });
@@ -79,7 +85,14 @@ beforeAll(async () => {
   }
   expect(legacyOnVictim).toBeDefined();
 
-  // 6. A survivor's own call under way.
+  // 6. A legacy session a survivor owns, its GET stream opened on the victim (relayed to the owner): the victim holds the stream.
+  relayedSession = await rawLegacySession(cluster.node(survivors[0]).url, PROBE_URI);
+  relayedStream = await openSse(cluster.node(victim).url, { 'mcp-session-id': relayedSession, 'mcp-protocol-version': LEGACY });
+  expect(relayedStream.status).toBe(200);
+  await rawCall(cluster.node(survivors[1]).url, 4, { name: 'add_note', arguments: { id: PROBE, text: 'before the kill' } });
+  await relayedStream.waitFor(1);
+
+  // 7. A survivor's own call under way.
   survivorCall = rawCall(cluster.node(survivors[0]).url, 3, { name: 'record', arguments: { key: 'k2', ms: 1_500 } });
 
   await cluster.kill(victim);
@@ -141,7 +154,9 @@ describe('a node killed mid-call', () => {
 
   test("listeners on the survivors hear later changes once; the dead node's listener ended abruptly", async () => {
     expect(await Promise.race([victimListenClosed, new Promise((resolve) => setTimeout(() => resolve('still open'), 5_000))])).toBe('remote');
-    const before = survivors.map((node) => heard.get(node)!.length);
+    // Both listeners heard every change since they opened: once they agree (after the earlier tests' changes had time to land), nothing earlier is on its way.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const before = await until(async () => survivors.map((node) => heard.get(node)!.length), ([first, second]) => first === second);
     await rawCall(cluster.node(survivors[1]).url, 400, { name: 'add_note', arguments: { id: 'after-kill', text: 'heard by survivors' } });
     await until(async () => survivors.map((node) => heard.get(node)!.length), (counts) => counts.every((count, i) => count >= before[i]! + 1));
     await rawCall(cluster.node(survivors[0]).url, 401, { name: 'add_note', arguments: { id: 'marker', text: 'marker' } });
@@ -156,6 +171,22 @@ describe('a node killed mid-call', () => {
     expect(String((failure as Error | undefined)?.message)).toMatch(/404|Not Found/);
     const { client } = await legacyClient(cluster.url, 'streamable');
     expect(survivors).toContain(await whoami(client));
+  });
+
+  test("a survivor's legacy session whose stream the dead node carried resumes it elsewhere with what was sent meanwhile", async () => {
+    const resumeFrom = relayedStream.lastId();
+    expect(resumeFrom).toBeDefined();
+    await rawCall(cluster.node(survivors[1]).url, 500, { name: 'add_note', arguments: { id: PROBE, text: 'while no stream was open' } });
+    const resumed = await openSse(cluster.url, { 'mcp-session-id': relayedSession, 'mcp-protocol-version': LEGACY, 'last-event-id': resumeFrom! });
+    expect(resumed.status).toBe(200);
+    const [missed] = await resumed.waitFor(1);
+    expect(missed!.data).toMatchObject({ method: 'notifications/resources/updated', params: { uri: PROBE_URI } });
+    await rawCall(cluster.node(survivors[0]).url, 501, { name: 'add_note', arguments: { id: PROBE, text: 'after the resume' } });
+    await resumed.waitFor(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(resumed.events).toHaveLength(2);
+    expect(resumed.events.every((event) => event.id !== resumeFrom)).toBe(true);
+    resumed.drop();
   });
 
   test("the survivors' own work is unaffected: the call under way finishes, new calls spread over the two", async () => {

@@ -9,7 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { NOTES_URI } from '../../examples/cluster/server.js';
 import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
-import { closeClients, legacyClient, rawCall, textOf, whoami, type ElicitAnswer } from './clients.js';
+import { closeClients, LEGACY, legacyClient, rawCall, rawLegacySession, textOf, whoami, type ElicitAnswer } from './clients.js';
 import { openSse } from './sse-stream.js';
 
 let cluster: Cluster;
@@ -21,24 +21,12 @@ afterAll(async () => {
 });
 afterEach(closeClients);
 
-const LEGACY = '2025-11-25';
-
 function answers(...given: ElicitAnswer[]): () => ElicitAnswer {
   return () => {
     const next = given.shift();
     if (next === undefined) throw new Error('asked more often than expected');
     return next;
   };
-}
-
-async function legacyPost(session: string | undefined, message: Record<string, unknown>): Promise<{ status: number; session: string | undefined; body: string }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  if (session !== undefined) {
-    headers['mcp-session-id'] = session;
-    headers['mcp-protocol-version'] = LEGACY;
-  }
-  const response = await fetch(cluster.url, { method: 'POST', headers, body: JSON.stringify(message) });
-  return { status: response.status, session: response.headers.get('mcp-session-id') ?? undefined, body: await response.text() };
 }
 
 describe('a legacy session across nodes', () => {
@@ -60,16 +48,7 @@ describe('a legacy session across nodes', () => {
   }
 
   test('its GET stream, dropped, resumes with Last-Event-ID on another node: what was sent meanwhile, nothing twice', async () => {
-    const init = await legacyPost(undefined, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'resume', version: '1' } },
-    });
-    expect(init.status).toBe(200);
-    const session = init.session!;
-    expect((await legacyPost(session, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
-    expect((await legacyPost(session, { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: NOTES_URI } })).status).toBe(200);
+    const session = await rawLegacySession(cluster.url, NOTES_URI);
 
     const first = await openSse(cluster.url, { 'mcp-session-id': session, 'mcp-protocol-version': LEGACY });
     expect(first.status).toBe(200);
