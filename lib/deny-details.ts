@@ -37,4 +37,6 @@ export const DENY_DETAIL = {
   pendingOnConnection: 'too many elicitations pending',
   /** Past maxParkedElicitationsTotal: refused, or evicted by a connection holding fewer. */
   pendingOnServer: 'too many elicitations pending on this server',
+  /** A cluster approval ledger (Redis) could not be reached or answered nonsense: fail closed, the tool does not run. */
+  ledgerUnavailable: 'approval store unavailable (try again later)',
 } as const;

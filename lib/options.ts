@@ -14,6 +14,7 @@ import { LISTEN_OPTION_NAMES, resolveListenOptions, type ListenOptions, type Res
 import { resolveMiddleware } from './middleware/resolve.js';
 import { resolveMaxRequestStateBytes, resolveRequestStateKeys } from './mrtr/mrtr-options.js';
 import type { CallStage, Middleware } from './middleware/types.js';
+import type { ApprovalLedgerFactory } from '../streams/approval-ledger.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -69,6 +70,8 @@ export interface ServerOptions extends ListenOptions {
   approvalTtlMs?: number;
   /** Longest requestState accepted from a client (checked before any crypto); default 4096. */
   maxRequestStateBytes?: number;
+  /** Builds the MRTR approval ledger instead of the in-memory one (a cluster store: rxmcp/redis). */
+  approvalLedger?: ApprovalLedgerFactory;
 }
 
 export interface ResolvedOptions extends ResolvedListenOptions {
@@ -105,6 +108,8 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   requestStateKeys: readonly Uint8Array[];
   approvalTtlMs: number;
   maxRequestStateBytes: number;
+  /** null: the in-memory ledger, sharing its caps with legacy parking. */
+  approvalLedger: ApprovalLedgerFactory | null;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -113,7 +118,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', ...LISTEN_OPTION_NAMES,
+  'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', 'approvalLedger', ...LISTEN_OPTION_NAMES,
 ]);
 
 function optionalFunction<T>(option: string, value: unknown): T | null {
@@ -244,6 +249,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     requestStateKeys: resolveRequestStateKeys(options.requestStateKeys),
     approvalTtlMs: positiveIntegerOption('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
     maxRequestStateBytes: resolveMaxRequestStateBytes(options.maxRequestStateBytes),
+    approvalLedger: optionalFunction<ApprovalLedgerFactory>('approvalLedger', options.approvalLedger),
     ...resolveListenOptions(options, logger),
   };
   refuseUnguardedSensitiveTools(resolved);

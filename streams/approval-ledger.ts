@@ -13,14 +13,16 @@
  * - expiry needs no timer per ticket: every ticket lives `ttlMs`, so
  *   deadlines arrive in order and one DeadlineQueue timer serves them all.
  *
- * `ApprovalLedger` is the seam a cluster store (Redis) implements later; its
- * operations are Observables that emit once. MemoryApprovalLedger does each
+ * `ApprovalLedger` is the seam a cluster store (Redis, cluster/redis/
+ * approval-ledger.ts, through the `approvalLedger` server option)
+ * implements; its operations are Observables that emit once. MemoryApprovalLedger does each
  * one synchronously on subscription, in one step.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { defer, of, type Observable, type SchedulerLike } from 'rxjs';
 import type { ApprovalEvent } from '../lib/events.js';
-import type { ApprovalCounts, ApprovalHold } from './approval-counts.js';
+import type { Logger } from '../lib/logger.js';
+import type { ApprovalCaps, ApprovalCounts, ApprovalHold } from './approval-counts.js';
 import { DeadlineQueue, type DeadlineEntry, type Expiring } from './deadline-queue.js';
 
 export interface TicketRequest {
@@ -44,11 +46,16 @@ export type TicketAdmission =
   /** A cap refused it; `detail` is the deny detail (lib/deny-details.ts). */
   | { readonly admitted: false; readonly detail: string };
 
-/** Why a ticket could not be taken: evicted (with the deny detail), expired, or not here (spent, or never issued here). */
+/**
+ * Why a ticket could not be taken: evicted (with the deny detail), expired,
+ * not here (spent, or never issued here), or the ledger could not be asked
+ * (a cluster store's failure: denied with `detail`, never run).
+ */
 export type TicketMiss =
   | { readonly reason: 'evicted'; readonly detail: string }
   | { readonly reason: 'expired' }
-  | { readonly reason: 'unknown' };
+  | { readonly reason: 'unknown' }
+  | { readonly reason: 'unavailable'; readonly detail: string };
 
 export type TicketTake = { readonly taken: true; readonly ticket: ApprovalTicket } | ({ readonly taken: false } & TicketMiss);
 
@@ -63,6 +70,33 @@ export interface ApprovalLedger {
   reissue(ticketId: string): Observable<TicketReissue>;
   /** Frees every ticket `holder` holds (its connection is gone: nobody can redeem them); emits how many. */
   dropHolder(holder: string): Observable<number>;
+}
+
+/** What a server hands the `approvalLedger` option's factory (a cluster store): its caps, clock, events and logger. */
+export interface ApprovalLedgerSetup {
+  /** From maxParkedElicitations, maxParkedElicitationsPerPeer and maxParkedElicitationsTotal. */
+  readonly caps: ApprovalCaps;
+  /** `approvalTtlMs`. */
+  readonly ttlMs: number;
+  readonly scheduler: SchedulerLike;
+  /** Where the ledger's ApprovalEvents go (the server's events$). */
+  readonly report: (event: ApprovalEvent) => void;
+  readonly logger: Logger;
+}
+
+/** The `approvalLedger` server option: builds the ledger a server uses instead of the in-memory one. */
+export type ApprovalLedgerFactory = (setup: ApprovalLedgerSetup) => ApprovalLedger;
+
+export function isApprovalLedger(value: unknown): value is ApprovalLedger {
+  const l = value as ApprovalLedger;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof l.admit === 'function' &&
+    typeof l.take === 'function' &&
+    typeof l.reissue === 'function' &&
+    typeof l.dropHolder === 'function'
+  );
 }
 
 export interface MemoryApprovalLedgerOptions {

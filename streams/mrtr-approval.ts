@@ -112,9 +112,9 @@ export function redeemApproval(deps: ApprovalDeps, retry: ApprovalRetry): Observ
   );
 }
 
-/** A ticket the ledger does not hold: evicted or expired is a deny; spent or unknown, ask again. */
+/** A ticket the ledger does not hold: evicted, expired or a ledger that failed is a deny; spent or unknown, ask again. */
 function afterMiss(deps: ApprovalDeps, ask: ApprovalAsk, miss: TicketMiss): Observable<ApprovalStep> {
-  if (miss.reason === 'evicted') return of(denied(miss.detail));
+  if (miss.reason === 'evicted' || miss.reason === 'unavailable') return of(denied(miss.detail));
   if (miss.reason === 'expired') return of(denied(DENY_DETAIL.timedOut));
   return issueApproval(deps, ask);
 }
