@@ -8,6 +8,18 @@ export { ConfigError, CallerGoneError, ToolError, ClientCapabilityError, ClientR
 export type { InputNeed } from './errors.js';
 export * as errors from './errors.js';
 export type { ServerOptions, AuthorizerSource } from './options.js';
+export type {
+  ApprovalLedger,
+  ApprovalLedgerFactory,
+  ApprovalLedgerSetup,
+  ApprovalTicket,
+  TicketAdmission,
+  TicketMiss,
+  TicketReissue,
+  TicketRequest,
+  TicketTake,
+} from '../streams/approval-ledger.js';
+export type { ApprovalCaps } from '../streams/approval-counts.js';
 export { CACHEABLE_METHODS } from './cache-hints.js';
 export type { CacheHint, CacheHintsOption, CacheScope, CacheableMethod } from './cache-hints.js';
 export type { AuthorizationContext, CallContext, ConnId, TransportKind, ElicitParams, ElicitResult, InputRequest, InputResponse, InputResponses } from './context.js';
