@@ -22,7 +22,7 @@
  * never a run and never an error out of the pipeline.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { catchError, defer, from, map, of, timeout, type Observable } from 'rxjs';
+import { catchError, defer, from, map, of, throwError, timeout, type Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import type { ApprovalEvent } from '../../lib/events.js';
 import {
@@ -38,7 +38,8 @@ import {
 } from '../../streams/approval-ledger.js';
 import type { ClusterKeys } from './keys.js';
 import { parseAdmitReply, parseDropReply, parseTicketReply, type Times } from './ledger-replies.js';
-import type { RedisLink } from './link.js';
+import type { RedisLink, RedisReply } from './link.js';
+import type { LuaScript } from './lua-script.js';
 import { LEDGER_ADMIT } from './scripts/ledger-admit.js';
 import { LEDGER_DROP } from './scripts/ledger-drop.js';
 import { LEDGER_KEY_PARTS } from './scripts/ledger-lua.js';
@@ -197,7 +198,7 @@ export class RedisApprovalLedger implements ApprovalLedger {
   /** One script call: bounded in time, its reply checked, any failure logged and answered by `failed`. */
   private call<R, T>(op: string, start: () => Promise<R>, handle: (reply: R) => T, failed: () => T): Observable<T> {
     return defer(() => from(start())).pipe(
-      timeout({ first: this.timeoutMs, with: () => defer(() => Promise.reject(new Error(`no answer within ${this.timeoutMs} ms`))), scheduler: this.setup.scheduler }),
+      timeout({ first: this.timeoutMs, with: () => throwError(() => new Error(`no answer within ${this.timeoutMs} ms`)), scheduler: this.setup.scheduler }),
       map(handle),
       catchError((err: unknown) => {
         this.setup.logger.error({ err, op, store: 'redis' }, 'approval ledger failed; the approval is denied (fail closed)');
@@ -206,7 +207,7 @@ export class RedisApprovalLedger implements ApprovalLedger {
     );
   }
 
-  private run(script: typeof LEDGER_ADMIT, args: ReadonlyArray<string | number>): Promise<import('./link.js').RedisReply> {
+  private run(script: LuaScript, args: ReadonlyArray<string | number>): Promise<RedisReply> {
     return this.options.link.run(script, this.keyList, args);
   }
 

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerOptions } from '../../lib/options.js';
 import type { HttpHandlerOptions } from '../../transports/http/options.js';
 import type { Logger } from '../../lib/logger.js';
+import { redisApprovalLedger } from './approval-ledger.js';
 import { connectRedis, type RedisTarget } from './connect.js';
 import { createRedisEventBus } from './event-bus.js';
 import { loadRequestStateKeys } from './key-ring.js';
@@ -74,6 +75,8 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     closers.push(() => eventBus.close());
     serverOptions.eventBus = eventBus;
     serverOptions.requestStateKeys = options.requestStateKeys ?? (await loadRequestStateKeys(link, keys, logger ? { logger } : {}));
+    // MRTR approval tickets: issued on one node, redeemed exactly once on any; caps cluster-wide (legacy parking stays per node).
+    serverOptions.approvalLedger = redisApprovalLedger({ link, keys });
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     if (ownsLink) await link.close().catch(() => undefined);

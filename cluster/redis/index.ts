@@ -9,3 +9,4 @@ export { connectRedis, type RedisTarget, type ConnectRedisOptions } from './conn
 export { redisCluster, type RedisClusterOptions, type RedisClusterHandle } from './cluster.js';
 export { RedisEventBus, createRedisEventBus, DEFAULT_MAX_BUS_MESSAGE_BYTES, type RedisEventBusOptions } from './event-bus.js';
 export { loadRequestStateKeys, rotateRequestStateKey, requestStateKeysKey, type KeyRingOptions, type RotateOptions } from './key-ring.js';
+export { RedisApprovalLedger, redisApprovalLedger, type RedisApprovalLedgerOptions } from './approval-ledger.js';
