@@ -10,6 +10,10 @@ import type { ApprovalEvent } from '../../lib/events.js';
 import type { Logger } from '../../lib/logger.js';
 import { resolveOptions, type ServerOptions } from '../../lib/options.js';
 import { approvalCounts, approvalDeps } from '../../streams/approval-setup.js';
+import { ApprovalCounts } from '../../streams/approval-counts.js';
+import { MemoryApprovalLedger, type ApprovalLedgerSetup } from '../../streams/approval-ledger.js';
+import { ConfigError, createServer } from '../../lib/index.js';
+import { silentLogger } from '../../lib/logger.js';
 import { issueApproval, redeemApproval, type ApprovalAsk } from '../../streams/mrtr-approval.js';
 
 const ASK: ApprovalAsk = { method: 'tools/call', target: 'wipe', arguments: {}, holder: 'c', peer: 'c', prompt: 'Wipe?' };
@@ -92,5 +96,44 @@ describe('approvalDeps from resolved options', () => {
     expect(events.at(-1)).toEqual(rejected);
     expect(lines).toEqual([['info', rejected, 'requestState refused']]);
     expect(JSON.stringify([events, lines])).not.toContain(state.slice(10, 40));
+  });
+});
+
+describe('the approvalLedger option (a cluster store instead of the in-memory ledger)', () => {
+  test('the factory gets the caps, ttl, scheduler, logger and the event reporter; its ledger is the one used', async () => {
+    const setups: ApprovalLedgerSetup[] = [];
+    const memory = (setup: ApprovalLedgerSetup) => {
+      setups.push(setup);
+      // A stand-in store: a memory ledger of its own counts, so legacy parking's counts stay untouched.
+      return new MemoryApprovalLedger({ counts: new ApprovalCounts(setup.caps), scheduler: setup.scheduler, ttlMs: setup.ttlMs, report: setup.report });
+    };
+    const { deps, counts, events, scheduler, lines } = wired({
+      approvalLedger: memory,
+      approvalTtlMs: 700,
+      maxParkedElicitations: 3,
+      maxParkedElicitationsPerPeer: 5,
+      maxParkedElicitationsTotal: 9,
+    });
+    expect(setups).toHaveLength(1);
+    expect(setups[0]).toMatchObject({ caps: { maxPerHolder: 3, maxPerPeer: 5, maxTotal: 9 }, ttlMs: 700, scheduler });
+    setups[0]!.logger.warn({ from: 'store' }, 'hello');
+    expect(lines).toContainEqual(['warn', { from: 'store' }, 'hello']);
+    await stateOf(deps);
+    expect(counts.total()).toBe(0);
+    expect(events).toEqual([expect.objectContaining({ type: 'approval_issued', outstanding: 1 })]);
+  });
+
+  test.each([
+    ['not a function', { take() {} }, /approvalLedger must be a function/],
+    ['a factory returning no ledger', () => ({ admit() {}, take() {} }), /approvalLedger must return a ledger with admit, take, reissue and dropHolder/],
+  ])('%s: createServer refuses to start, naming the option', (_what, value, message) => {
+    const attempt = () => createServer({ logger: silentLogger(), approvalLedger: value as never });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(message);
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as ConfigError).option).toBe('approvalLedger');
+    }
   });
 });
