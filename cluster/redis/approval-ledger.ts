@@ -37,7 +37,7 @@ import {
   type TicketTake,
 } from '../../streams/approval-ledger.js';
 import type { ClusterKeys } from './keys.js';
-import { parseAdmitReply, parseDropReply, parseTicketReply, type Times } from './ledger-replies.js';
+import { MAX_NAMES_LENGTH, parseAdmitReply, parseDropReply, parseTicketReply, type Times } from './ledger-replies.js';
 import type { RedisLink, RedisReply } from './link.js';
 import type { LuaScript } from './lua-script.js';
 import { LEDGER_ADMIT } from './scripts/ledger-admit.js';
@@ -96,12 +96,15 @@ export class RedisApprovalLedger implements ApprovalLedger {
   }
 
   admit(request: TicketRequest): Observable<TicketAdmission> {
+    const names = JSON.stringify([request.holder, request.peer]);
+    // Kept beside the ticket in Redis, so bounded: no real holder or peer comes near it (transports cap peers at 256).
+    if (names.length > MAX_NAMES_LENGTH) return of({ admitted: false, detail: DENY_DETAIL.tooLargeToPark });
     return this.call(
       'admit',
       () => {
         const ticketId = this.ticketId();
         const { caps, ttlMs } = this.setup;
-        const args = [ticketId, nameHash('holder', request.holder), nameHash('peer', request.peer), JSON.stringify([request.holder, request.peer])];
+        const args = [ticketId, nameHash('holder', request.holder), nameHash('peer', request.peer), names];
         return this.run(LEDGER_ADMIT, [...args, caps.maxPerHolder, caps.maxPerPeer, caps.maxTotal, ttlMs, this.keepMs]).then((reply) => ({
           ticketId,
           reply: parseAdmitReply(reply),

@@ -14,7 +14,7 @@ export class LedgerReplyError extends Error {
 /** A holder's or peer's hash as the ledger stores it: base64url SHA-256. */
 const HASH = /^[A-Za-z0-9_-]{43}$/;
 /** Raw names a take or reissue answers with are capped, so a planted value cannot make a huge string. */
-const MAX_NAMES_LENGTH = 64 * 1024;
+export const MAX_NAMES_LENGTH = 64 * 1024;
 
 const CODES: Readonly<Record<string, string>> = { c: DENY_DETAIL.pendingOnConnection, s: DENY_DETAIL.pendingOnServer };
 

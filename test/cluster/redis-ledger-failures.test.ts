@@ -75,6 +75,19 @@ describe('a failing Redis: deny, log, never throw', () => {
     expect(errors).toHaveLength(1);
   });
 
+  test('a holder too long to keep is refused without asking Redis', async () => {
+    let calls = 0;
+    const { ledger } = ledgerReplying(() => {
+      calls += 1;
+      return Promise.reject(new Error('not reached'));
+    });
+    expect(await firstValueFrom(ledger.admit({ holder: 'h'.repeat(70_000), peer: 'p' }))).toEqual({
+      admitted: false,
+      detail: 'request too large to hold for approval',
+    });
+    expect(calls).toBe(0);
+  });
+
   test('a ticket id that cannot be ours is unknown without asking Redis', async () => {
     let calls = 0;
     const { ledger } = ledgerReplying(() => {
