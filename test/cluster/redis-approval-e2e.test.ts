@@ -27,7 +27,8 @@ const handles: RedisClusterHandle[] = [];
 const runs: string[] = [];
 
 async function node(serverId: string, name: string, options: ServerOptions = {}): Promise<McpServer> {
-  const cluster = await redisCluster({ redis: redis.url, serverId, nodeId: name });
+  // One requestStateKeys secret for the deployment (explicit, so it wins over the ring in Redis).
+  const cluster = await redisCluster({ redis: redis.url, serverId, nodeId: name, logger: silentLogger(), requestStateKeys: [SECRET] });
   handles.push(cluster);
   const registry = new Registry().registerTool({
     name: 'wipe',
@@ -42,7 +43,6 @@ async function node(serverId: string, name: string, options: ServerOptions = {})
     name: 'notes',
     authorizer: (tool) => (tool === 'wipe' ? { ask: 'Wipe it?' } : 'allow'),
     authorizerSource: 'configured',
-    requestStateKeys: [SECRET],
     logger: silentLogger(),
     ...options,
   });

@@ -105,12 +105,12 @@ if victim then
     redis.call('HDEL', TOMB, first)
     redis.call('ZREM', TQ, first)
   end
-  redis.call('HSET', TOMB, victim.id, victim.rec.expires .. ' ' .. code)
+  redis.call('HSET', TOMB, victim.id, string.format('%d %s', victim.rec.expires, code))
   redis.call('ZADD', TQ, redis.call('INCR', CTR), victim.id)
 end
 
 local expires = now + ttl
-redis.call('HSET', TK, id, hid .. ' ' .. pid .. ' ' .. now .. ' ' .. expires)
+redis.call('HSET', TK, id, string.format('%s %s %d %d', hid, pid, now, expires))
 redis.call('HSET', NM, id, names)
 redis.call('ZADD', ORD, redis.call('INCR', CTR), id)
 redis.call('ZADD', EXP, expires, id)

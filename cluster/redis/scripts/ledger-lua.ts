@@ -55,7 +55,7 @@ end
 -- Every ticket past its expiry (now >= expiresAt) goes; returns their holders' hashes.
 local function purge(now)
   local gone = {}
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', EXP, '-inf', now)) do
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', EXP, '-inf', string.format('%d', now))) do
     local rec = record(id)
     remove(id, rec)
     if rec then gone[#gone + 1] = rec.hid end

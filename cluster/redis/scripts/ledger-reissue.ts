@@ -32,7 +32,7 @@ else
   redis.call('HDEL', NM, id)
   redis.call('ZREM', ORD, id)
   redis.call('ZREM', EXP, id)
-  redis.call('HSET', TK, fresh, rec.hid .. ' ' .. rec.pid .. ' ' .. now .. ' ' .. expires)
+  redis.call('HSET', TK, fresh, string.format('%s %s %d %d', rec.hid, rec.pid, now, expires))
   redis.call('HSET', NM, fresh, names)
   redis.call('ZADD', ORD, sequence or redis.call('INCR', CTR), fresh)
   redis.call('ZADD', EXP, expires, fresh)
