@@ -63,9 +63,14 @@ export function invalidParams(id: JsonRpcId, message: string, data?: unknown): J
   return errorResponse(id, errorObject(INVALID_PARAMS, message, data));
 }
 
-/** A read method's callback failed: busy, timed out or crashed. */
-export function callbackFailed(id: JsonRpcId, method: string, reason: CallbackFailure): JsonRpcErrorResponse {
-  return errorResponse(id, errorObject(INTERNAL_ERROR, 'MCP callback failed', { error: reason, method }));
+/**
+ * A read method's callback failed: busy, timed out or crashed. `scope` says
+ * which shared cap refused a busy call (`cluster` or `principal`, see
+ * lib/permits.ts); a busy call without one was refused by this process.
+ */
+export function callbackFailed(id: JsonRpcId, method: string, reason: CallbackFailure, scope?: string): JsonRpcErrorResponse {
+  const data = scope === undefined ? { error: reason, method } : { error: reason, method, scope };
+  return errorResponse(id, errorObject(INTERNAL_ERROR, 'MCP callback failed', data));
 }
 
 /**
@@ -143,6 +148,7 @@ export interface TextContent {
 export interface ErrorToolResult {
   content: [TextContent];
   isError: true;
+  _meta?: Record<string, unknown>;
 }
 
 /** A tool result that reports failure to the model rather than to the protocol. */
@@ -150,9 +156,17 @@ export function errorToolResult(text: string): ErrorToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** tools/call whose callback failed: busy, timed out or crashed. */
-export function callbackFailedToolResult(reason: CallbackFailure): ErrorToolResult {
-  return errorToolResult(`Error: ${reason}`);
+/** The `_meta` key of a tools/call busy result refused by a shared cap: `{ scope }`, as a read's `data.scope`. */
+export const BUSY_META = 'rxmcp/busy';
+
+/**
+ * tools/call whose callback failed: busy, timed out or crashed. A busy call
+ * a shared cap refused keeps the text and says which cap in
+ * `_meta["rxmcp/busy"].scope` (a tool result has no `data`).
+ */
+export function callbackFailedToolResult(reason: CallbackFailure, scope?: string): ErrorToolResult {
+  const result = errorToolResult(`Error: ${reason}`);
+  return scope === undefined ? result : { ...result, _meta: { [BUSY_META]: { scope } } };
 }
 
 /**

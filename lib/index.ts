@@ -79,3 +79,5 @@ export { InMemoryEventBus } from './event-bus.js';
 export type { BusEvent, BusListener, InMemoryEventBusOptions, ListChangedEventType, ServerEventBus } from './event-bus.js';
 export type { ListenOptions } from './listen-options.js';
 export { SUBSCRIPTION_ID_META } from './protocol/subscription.js';
+export { permitPool, permitBusy, PERMIT_GRANTED } from './permits.js';
+export type { Acquired, PermitAnswer, PermitPool, PermitScope } from './permits.js';

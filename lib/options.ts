@@ -18,6 +18,7 @@ import type { ApprovalLedgerFactory } from '../streams/approval-ledger.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
+import { isPermitPool, type PermitPool } from './permits.js';
 
 export type AuthorizerSource = 'configured' | 'default';
 
@@ -72,6 +73,8 @@ export interface ServerOptions extends ListenOptions {
   maxRequestStateBytes?: number;
   /** Builds the MRTR approval ledger instead of the in-memory one (a cluster store: rxmcp/redis). */
   approvalLedger?: ApprovalLedgerFactory;
+  /** Caps shared with other processes (lib/permits.ts), asked after this process's own bounds; default none. */
+  clusterPermits?: PermitPool;
 }
 
 export interface ResolvedOptions extends ResolvedListenOptions {
@@ -110,6 +113,7 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   maxRequestStateBytes: number;
   /** null: the in-memory ledger, sharing its caps with legacy parking. */
   approvalLedger: ApprovalLedgerFactory | null;
+  clusterPermits: PermitPool | undefined;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -119,6 +123,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', 'approvalLedger', ...LISTEN_OPTION_NAMES,
+  'clusterPermits',
 ]);
 
 function optionalFunction<T>(option: string, value: unknown): T | null {
@@ -213,6 +218,9 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new ConfigError('instructions', 'instructions must be a string');
   }
+  if (options.clusterPermits !== undefined && !isPermitPool(options.clusterPermits)) {
+    throw new ConfigError('clusterPermits', 'clusterPermits must be a PermitPool (a permit(owner) method)');
+  }
   const scheduler = options.scheduler ?? asyncScheduler;
   // Wrapped: a logger that throws must not turn a failure report into a crash.
   const logger = options.logger === undefined ? stderrLogger() : safeLogger(options.logger);
@@ -250,6 +258,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     approvalTtlMs: positiveIntegerOption('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
     maxRequestStateBytes: resolveMaxRequestStateBytes(options.maxRequestStateBytes),
     approvalLedger: optionalFunction<ApprovalLedgerFactory>('approvalLedger', options.approvalLedger),
+    clusterPermits: options.clusterPermits,
     ...resolveListenOptions(options, logger),
   };
   refuseUnguardedSensitiveTools(resolved);

@@ -149,7 +149,12 @@ export class McpServer {
     const counts = approvalCounts(this.options);
     this.core = {
       options: this.options,
-      admission: new Admission(this.options.maxInFlight, this.options.maxInFlightPerConnection, this.options.maxInFlightPerPeer),
+      admission: new Admission(
+        this.options.maxInFlight,
+        this.options.maxInFlightPerConnection,
+        this.options.maxInFlightPerPeer,
+        this.options.clusterPermits,
+      ),
       parking: new ParkingLot({
         maxPerConnection: this.options.maxParkedElicitations,
         maxPerPeer: this.options.maxParkedElicitationsPerPeer,

@@ -8,8 +8,13 @@
  * connection with no peer of its own (its peer is its connection id: stdio,
  * in-memory, direct callers) is counted once, by its connection share: it
  * would otherwise be squeezed by a second, smaller bound on the same thing.
+ *
+ * These bounds are this process's own. Caps that must hold across processes
+ * are a PermitPool's (lib/permits.ts), asked by the worker after a slot here
+ * is taken; `permits` is undefined when none is configured.
  */
 import type { ConnId } from '../lib/context.js';
+import type { PermitPool } from '../lib/permits.js';
 
 export class Admission {
   private total = 0;
@@ -21,6 +26,7 @@ export class Admission {
     private readonly maxInFlight: number,
     private readonly maxPerConnection: number,
     private readonly maxPerPeer: number,
+    readonly permits: PermitPool | undefined = undefined,
   ) {}
 
   /** Takes a slot for `connId` of `peer`; false when a bound is reached. Each true is paired with one release with the same arguments. */

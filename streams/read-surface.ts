@@ -48,7 +48,7 @@ export function readSurface(
       const needed = inputNeededReply(core, scope, outcome.error);
       if (needed !== undefined) return needed;
       reportFailure(core, scope, outcome);
-      return callbackFailed(scope.id, scope.method, outcome.reason);
+      return callbackFailed(scope.id, scope.method, outcome.reason, outcome.scope);
     },
   );
 }

@@ -175,7 +175,7 @@ export function runInWorker(core: ServerCore, scope: RequestScope, tool: ToolDef
     (outcome) => {
       if (outcome.ok) return toolResponse(scope.id, outcome.value);
       reportFailure(core, scope, outcome);
-      return resultResponse(scope.id, callbackFailedToolResult(outcome.reason));
+      return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
     },
   );
 }

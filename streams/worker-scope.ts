@@ -40,7 +40,10 @@ export function reportFailure(core: ServerCore, scope: RequestScope, outcome: Wo
   const logger = core.options.logger;
   if (outcome.reason === 'callback_crashed') logger.error(log, `MCP callback crashed: ${where}`);
   else if (outcome.reason === 'callback_timeout') logger.warn(log, `MCP callback timed out: ${where}`);
-  else logger.debug(log, `MCP callback refused, server busy: ${where}`);
+  else {
+    if (outcome.scope !== undefined) log.scope = outcome.scope;
+    logger.debug(log, `MCP callback refused, server busy: ${where}`);
+  }
   if (!core.events.observed) return;
   core.events.next({
     type: 'callback_failed',

@@ -11,10 +11,17 @@
  * - the body's AbortSignal aborts when the worker ends without a value
  *   (timeout, or unsubscription: every kind of cancellation).
  * The slot is released as soon as the outcome is known, before it travels on.
+ *
+ * With a PermitPool (admission.permits), a call that got a local slot asks
+ * the pool for a permit before its body starts; a refusal is `server_busy`
+ * with the pool's scope (the local slot given back), and the permit is held
+ * exactly as long as the slot: the callback timeout runs from the ask, and
+ * every way the worker ends unsubscribes the permit, which releases it.
  */
-import { Observable, isObservable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
+import { Observable, Subscription, isObservable, type Subscriber, type TeardownLogic } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
+import type { PermitAnswer, PermitPool, PermitScope } from '../lib/permits.js';
 import type { Admission } from './admission.js';
 import type { DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
 import { isLater, settleEventual, type Eventual } from './eventual.js';
@@ -22,7 +29,13 @@ import { LazyAbort } from './lazy-abort.js';
 
 export type WorkerOutcome<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly reason: CallbackFailure; readonly error?: unknown };
+  | {
+      readonly ok: false;
+      readonly reason: CallbackFailure;
+      readonly error?: unknown;
+      /** Set when a PermitPool refused (`server_busy`): which of its caps. */
+      readonly scope?: PermitScope;
+    };
 
 export interface WorkerOptions {
   readonly admission: Admission;
@@ -39,6 +52,13 @@ export class CallCancelledError extends Error {
 
 const BUSY: WorkerOutcome<never> = { ok: false, reason: 'server_busy' };
 const TIMED_OUT: WorkerOutcome<never> = { ok: false, reason: 'callback_timeout' };
+const BUSY_CLUSTER: WorkerOutcome<never> = { ok: false, reason: 'server_busy', scope: 'cluster' };
+const BUSY_PRINCIPAL: WorkerOutcome<never> = { ok: false, reason: 'server_busy', scope: 'principal' };
+
+/** A pool's refusal as an outcome; anything but a principal refusal (an off-contract answer included) is the cluster's. */
+function refusal(answer: PermitAnswer | undefined): WorkerOutcome<never> {
+  return answer !== null && typeof answer === 'object' && !answer.granted && answer.scope === 'principal' ? BUSY_PRINCIPAL : BUSY_CLUSTER;
+}
 
 /**
  * One worker's life, as one object: a call should not pay for a handful of
@@ -46,16 +66,16 @@ const TIMED_OUT: WorkerOutcome<never> = { ok: false, reason: 'callback_timeout' 
  * in flight at once). It is also the subscription's teardown.
  */
 class WorkerRun<T, R> {
-  private settled = false;
+  protected settled = false;
   private succeeded = false;
   private onward: Subscription | undefined;
-  private reading: { cancel(): void } | undefined;
-  private deadline: DeadlineEntry | undefined;
+  protected reading: { cancel(): void } | undefined;
+  protected deadline: DeadlineEntry | undefined;
   readonly abort = new LazyAbort();
 
   constructor(
     private readonly subscriber: Subscriber<R>,
-    private readonly options: WorkerOptions,
+    protected readonly options: WorkerOptions,
     private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
   ) {}
 
@@ -104,10 +124,51 @@ class WorkerRun<T, R> {
   }
 
   /** Gives back the slot and the deadline, exactly once. */
-  private end(): void {
+  protected end(): void {
     this.settled = true;
     this.options.admission.release(this.options.connId, this.options.peer);
     if (this.deadline !== undefined) this.options.deadlines.remove(this.deadline);
+  }
+}
+
+/**
+ * A worker that also holds a PermitPool's permit. A subclass, so a server
+ * without a pool pays nothing for it: not a field, not a branch per step.
+ */
+class PermittedRun<T, R> extends WorkerRun<T, R> {
+  /** The permit's subscription; closing it (in end) releases the permit, granted now or later. */
+  private readonly permit = new Subscription();
+
+  /** Asks `pool`; the body starts on the grant. The deadline runs from now: a slow pool is part of the call's time. */
+  ask(pool: PermitPool, body: (abort: LazyAbort) => Eventual<T>): void {
+    this.deadline = this.options.deadlines.add(this);
+    // Added, not assigned: a grant answered during subscribe may end the run before subscribe returns.
+    this.permit.add(
+      pool.permit(this.options.peer).subscribe({
+        next: (answer: PermitAnswer) => (answer?.granted === true ? this.begin(body) : this.settle(refusal(answer))),
+        // A pool that fails refuses: fail closed.
+        error: (error: unknown) => this.settle({ ok: false, reason: 'server_busy', scope: 'cluster', error }),
+      }),
+    );
+  }
+
+  private begin(body: (abort: LazyAbort) => Eventual<T>): void {
+    // A pool that answers twice does not run the body twice.
+    if (this.settled || this.reading !== undefined) return;
+    let answer: Eventual<T>;
+    try {
+      answer = body(this.abort);
+    } catch (error) {
+      this.failure(error);
+      return;
+    }
+    if (isLater(answer)) this.reading = settleEventual(answer, this);
+    else this.settle({ ok: true, value: answer });
+  }
+
+  protected override end(): void {
+    super.end();
+    this.permit.unsubscribe();
   }
 }
 
@@ -131,7 +192,14 @@ class WorkerObservable<T, R> extends Observable<R> {
 
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<R>): TeardownLogic {
-    if (!this.options.admission.tryAcquire(this.options.connId, this.options.peer)) return deliver(subscriber, this.then(BUSY));
+    const admission = this.options.admission;
+    if (!admission.tryAcquire(this.options.connId, this.options.peer)) return deliver(subscriber, this.then(BUSY));
+    const pool = admission.permits;
+    if (pool !== undefined) {
+      const permitted = new PermittedRun<T, R>(subscriber, this.options, this.then);
+      permitted.ask(pool, this.body);
+      return permitted;
+    }
     const run = new WorkerRun<T, R>(subscriber, this.options, this.then);
     let answer: Eventual<T>;
     try {

@@ -43,7 +43,7 @@ function gatedStream(core: ServerCore, scope: RequestScope, filter: ListenFilter
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse> => {
       if (!outcome.ok) {
         reportFailure(core, scope, outcome);
-        return callbackFailed(scope.id, scope.method, outcome.reason);
+        return callbackFailed(scope.id, scope.method, outcome.reason, outcome.scope);
       }
       const verdict = outcome.value;
       if (verdict.kind === 'allow') return listenStream(core, scope, filter);

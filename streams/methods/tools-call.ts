@@ -80,7 +80,7 @@ export const callTool: MethodHandler = (core, scope) => {
         const needed = inputNeededReply(core, scope, outcome.error);
         if (needed !== undefined) return needed;
         reportFailure(core, scope, outcome);
-        return resultResponse(scope.id, callbackFailedToolResult(outcome.reason));
+        return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
       }
       if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
       const verdict = outcome.value.verdict;
