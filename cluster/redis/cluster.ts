@@ -23,6 +23,7 @@ import { createRedisEventBus } from './event-bus.js';
 import { loadRequestStateKeys } from './key-ring.js';
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
+import { RedisPermitPool, type RedisPermitsOptions } from './permits.js';
 
 export interface RedisClusterOptions {
   /** A URL, `{ cluster: [seed URLs] }` for Redis Cluster, or a link of your own (closed by you). */
@@ -40,6 +41,8 @@ export interface RedisClusterOptions {
    * (which is then neither read nor created); see cluster/redis/key-ring.ts.
    */
   readonly requestStateKeys?: ReadonlyArray<string | Uint8Array>;
+  /** Cluster-wide in-flight caps as leased permits (permits.ts); absent: none, each node only has its own bounds. */
+  readonly permits?: RedisPermitsOptions;
 }
 
 export interface RedisClusterHandle {
@@ -77,6 +80,12 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     serverOptions.requestStateKeys = options.requestStateKeys ?? (await loadRequestStateKeys(link, keys, logger ? { logger } : {}));
     // MRTR approval tickets: issued on one node, redeemed exactly once on any; caps cluster-wide (legacy parking stays per node).
     serverOptions.approvalLedger = redisApprovalLedger({ link, keys });
+    // In-flight caps cluster-wide as leased permits (opt-in); maxInFlight and its shares stay per node.
+    if (options.permits !== undefined) {
+      const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits, ...(logger ? { logger } : {}) });
+      closers.push(() => permits.close());
+      serverOptions.clusterPermits = permits;
+    }
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     if (ownsLink) await link.close().catch(() => undefined);

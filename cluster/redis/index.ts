@@ -10,3 +10,4 @@ export { redisCluster, type RedisClusterOptions, type RedisClusterHandle } from 
 export { RedisEventBus, createRedisEventBus, DEFAULT_MAX_BUS_MESSAGE_BYTES, type RedisEventBusOptions } from './event-bus.js';
 export { loadRequestStateKeys, rotateRequestStateKey, requestStateKeysKey, type KeyRingOptions, type RotateOptions } from './key-ring.js';
 export { RedisApprovalLedger, redisApprovalLedger, type RedisApprovalLedgerOptions } from './approval-ledger.js';
+export { RedisPermitPool, permitKeys, type RedisPermitPoolOptions, type RedisPermitsOptions } from './permits.js';
