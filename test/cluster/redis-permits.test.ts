@@ -285,6 +285,34 @@ describe('RedisPermitPool on one Redis', () => {
     refused.subscription.unsubscribe();
   });
 
+  test('an acquire Redis does not answer in time is refused (fail closed); if Redis adds it later, it is given back', async () => {
+    const keys = uniqueKeys();
+    const where = permitKeys(keys);
+    const observer = await newLink();
+    const logger = memoryLogger();
+    const poolLink = await newLink();
+    const pool = newPool(poolLink, keys, 'paused', { acquireTimeoutMs: 100, logger });
+    // Loads the scripts, so the paused acquire is one EVALSHA (no NOSCRIPT retry behind the PINGs below).
+    const warm = ask(pool, 'principal:p');
+    expect((await warm.answer).granted).toBe(true);
+    warm.subscription.unsubscribe();
+    await until('the warm-up release', async () => ((await zcard(observer, where.global)) === 0 ? true : undefined), 2000);
+    // Every client's commands wait 600 ms (the script included); the answer comes after the timeout.
+    await observer.command(where.global, ['CLIENT', 'PAUSE', '600', 'ALL']);
+    const started = Date.now();
+    const asked = ask(pool, 'principal:p');
+    expect(await asked.answer).toEqual({ granted: false, scope: 'cluster' });
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(logger.lines.map((l) => l.msg)).toEqual([expect.stringMatching(/did not answer a permit acquire in time/)]);
+    // Commands on one connection run in order: after this PING the script has run (and granted), and after
+    // the second the pool's release of that late grant has run too.
+    await poolLink.command(where.global, ['PING']);
+    await poolLink.command(where.global, ['PING']);
+    expect(await zcard(observer, where.global)).toBe(0);
+    expect(pool.held).toBe(0);
+    asked.subscription.unsubscribe();
+  });
+
   test('options are checked: a per-principal cap above the total, or a lease under 30 ms, is a ConfigError', async () => {
     const link = await newLink();
     const keys = uniqueKeys();
