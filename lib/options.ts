@@ -30,7 +30,9 @@ export interface ServerOptions extends ListenOptions {
   serverVersion?: string;
   /** Sent in the initialize result when set. */
   instructions?: string;
+  /** Callback workers of this process at once. Per process, also in a cluster (see clusterPermits for shared caps). */
   maxInFlight?: number;
+  /** One connection's share of maxInFlight; per process (a connection lives on one). */
   maxInFlightPerConnection?: number;
   /** One peer's share of maxInFlight (see ConnectOptions.peer); default max(floor(maxInFlight / 3), 1). */
   maxInFlightPerPeer?: number;

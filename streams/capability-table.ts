@@ -4,7 +4,8 @@
  * `maxClientCapabilities`. Over the cap the oldest entry without a live
  * subscriber goes first (possibly the one just written), a live one only when
  * every entry is live. An evicted connection keeps working; it just cannot be
- * asked until it initializes again.
+ * asked until it initializes again. The table is this process's own, also
+ * in a cluster: a legacy connection, and so its entry, lives on one node.
  *
  * An entry is a projection, never the client's object: only the capabilities
  * the server reads (elicitation with its form and url modes, sampling,

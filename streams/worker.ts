@@ -142,9 +142,16 @@ class PermittedRun<T, R> extends WorkerRun<T, R> {
   /** Asks `pool`; the body starts on the grant. The deadline runs from now: a slow pool is part of the call's time. */
   ask(pool: PermitPool, body: (abort: LazyAbort) => Eventual<T>): void {
     this.deadline = this.options.deadlines.add(this);
+    let permit$: Observable<PermitAnswer>;
+    try {
+      permit$ = pool.permit(this.options.peer);
+    } catch (error) {
+      this.settle({ ok: false, reason: 'server_busy', scope: 'cluster', error });
+      return;
+    }
     // Added, not assigned: a grant answered during subscribe may end the run before subscribe returns.
     this.permit.add(
-      pool.permit(this.options.peer).subscribe({
+      permit$.subscribe({
         next: (answer: PermitAnswer) => (answer?.granted === true ? this.begin(body) : this.settle(refusal(answer))),
         // A pool that fails refuses: fail closed.
         error: (error: unknown) => this.settle({ ok: false, reason: 'server_busy', scope: 'cluster', error }),

@@ -111,10 +111,11 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     httpOptions.sessionDirectory = directory;
     httpOptions.eventStore = new RedisEventStore({ link, keys, maxEventsPerSession, ttlMs: eventTtlMs, onError });
     if (options.relayUrl !== undefined) await directory.advertise(options.relayUrl);
+    // In-flight caps cluster-wide as leased permits (opt-in); maxInFlight and its shares stay per node.
     if (options.permits !== undefined) {
-      const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits });
-      serverOptions.clusterPermits = permits;
+      const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits, ...(logger ? { logger } : {}) });
       closers.push(() => permits.close());
+      serverOptions.clusterPermits = permits;
     }
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);

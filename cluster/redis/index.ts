@@ -11,9 +11,5 @@ export { RedisEventBus, createRedisEventBus, DEFAULT_MAX_BUS_MESSAGE_BYTES, type
 export { loadRequestStateKeys, rotateRequestStateKey, requestStateKeysKey, type KeyRingOptions, type RotateOptions } from './key-ring.js';
 export { redisSessionDirectory, type RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';
 export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
-export {
-  RedisApprovalLedger,
-  redisApprovalLedger,
-  type RedisApprovalLedgerOptions,
-} from './approval-ledger.js';
+export { RedisApprovalLedger, redisApprovalLedger, type RedisApprovalLedgerOptions } from './approval-ledger.js';
 export { RedisPermitPool, permitKeys, type RedisPermitPoolOptions, type RedisPermitsOptions } from './permits.js';

@@ -22,6 +22,7 @@ import {
   catchError,
   defer,
   distinctUntilChanged,
+  exhaustMap,
   from,
   interval,
   map,
@@ -135,14 +136,15 @@ export class RedisPermitPool implements PermitPool {
       (held) => this.release(held),
     );
     const period = Math.max(Math.floor(this.leaseMs / 3), 1);
-    // A timer only while something is held: an idle node makes no calls and arms nothing.
+    // A timer only while something is held (an idle node makes no calls and arms nothing), and
+    // one renewal at a time: a tick while Redis is slow is skipped, not queued behind it.
     this.heartbeat = this.liveCount
       .pipe(
         map((count) => count > 0),
         distinctUntilChanged(),
-        switchMap((holding) => (holding ? interval(period, this.scheduler) : EMPTY)),
+        switchMap((holding) => (holding ? interval(period, this.scheduler).pipe(exhaustMap(() => this.renew())) : EMPTY)),
       )
-      .subscribe(() => void this.renew());
+      .subscribe();
   }
 
   permit(owner: string): Observable<PermitAnswer> {

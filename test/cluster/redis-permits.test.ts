@@ -3,75 +3,19 @@
  * the cluster-wide and per-principal caps hold under a concurrent flood
  * from three links (checked in Redis itself at sample points, and in the
  * grants), a release frees, a node that stops renewing loses its permits
- * one lease after its last renewal (not before), and through two servers
- * sharing one Redis the per-principal cap refuses exactly the call too many.
+ * one lease after its last renewal (not before), and Redis failing or not
+ * answering refuses (fail closed). Through servers: redis-permits-servers.test.ts.
  * Real time, bounded: every wait has a deadline, every loop a count.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Subscription } from 'rxjs';
 import { connectRedis } from '../../cluster/redis/connect.js';
-import { redisCluster, type RedisClusterHandle } from '../../cluster/redis/cluster.js';
 import { clusterKeys, type ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { permitKeys, RedisPermitPool, type RedisPermitPoolOptions } from '../../cluster/redis/permits.js';
-import { createServer, makePrincipal, Registry, type Logger, type McpServer, type Principal } from '../../lib/index.js';
-import type { PermitAnswer, PermitScope } from '../../lib/permits.js';
+import type { PermitScope } from '../../lib/permits.js';
 import { startRedis, startRedisCluster, type RedisClusterServers, type RedisServer } from '../helpers/redis-server.js';
-
-let serverSeq = 0;
-function uniqueKeys(): ClusterKeys {
-  serverSeq += 1;
-  return clusterKeys(`permits-${process.pid}-${serverSeq}`);
-}
-
-/** A logger that keeps its lines, so a test can see what was reported. */
-function memoryLogger(): Logger & { lines: Array<{ level: string; msg: string | undefined }> } {
-  const lines: Array<{ level: string; msg: string | undefined }> = [];
-  const at = (level: string) => (_obj: unknown, msg?: string) => void lines.push({ level, msg });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
-
-/** One permit asked for: resolves with the answer; `subscription` holds (or releases) it. */
-interface Asked {
-  readonly answer: Promise<PermitAnswer>;
-  readonly subscription: Subscription;
-}
-
-function ask(pool: RedisPermitPool, owner: string): Asked {
-  let resolve!: (answer: PermitAnswer) => void;
-  const answer = new Promise<PermitAnswer>((r) => (resolve = r));
-  const subscription = pool.permit(owner).subscribe({ next: resolve, error: () => resolve({ granted: false, scope: 'cluster' }) });
-  return { answer, subscription };
-}
-
-async function zcard(link: RedisLink, key: string): Promise<number> {
-  return Number(await link.command(key, ['ZCARD', key]));
-}
-
-/** The lease ends (Redis ms) of every member of `key`. */
-async function leaseEnds(link: RedisLink, key: string): Promise<number[]> {
-  const reply = (await link.command(key, ['ZRANGE', key, '0', '-1', 'WITHSCORES'])) as unknown[];
-  // RESP3 (node-redis's default) answers [member, score] pairs; RESP2 a flat list.
-  if (reply.every(Array.isArray)) return (reply as unknown[][]).map((pair) => Number(pair[1]));
-  return reply.filter((_v, i) => i % 2 === 1).map(Number);
-}
-
-async function redisNow(link: RedisLink, key: string): Promise<number> {
-  const [s, us] = (await link.command(key, ['TIME'])) as [string, string];
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let i = 0; i < Math.ceil(timeoutMs / everyMs) + 1; i += 1) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) break;
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { ask, leaseEnds, memoryLogger, redisNow, uniqueKeys, until, zcard } from './permit-helpers.js';
 
 describe('RedisPermitPool on one Redis', () => {
   let redis: RedisServer;
@@ -285,6 +229,34 @@ describe('RedisPermitPool on one Redis', () => {
     refused.subscription.unsubscribe();
   });
 
+  test('an acquire Redis does not answer in time is refused (fail closed); if Redis adds it later, it is given back', async () => {
+    const keys = uniqueKeys();
+    const where = permitKeys(keys);
+    const observer = await newLink();
+    const logger = memoryLogger();
+    const poolLink = await newLink();
+    const pool = newPool(poolLink, keys, 'paused', { acquireTimeoutMs: 100, logger });
+    // Loads the scripts, so the paused acquire is one EVALSHA (no NOSCRIPT retry behind the PINGs below).
+    const warm = ask(pool, 'principal:p');
+    expect((await warm.answer).granted).toBe(true);
+    warm.subscription.unsubscribe();
+    await until('the warm-up release', async () => ((await zcard(observer, where.global)) === 0 ? true : undefined), 2000);
+    // Every client's commands wait 600 ms (the script included); the answer comes after the timeout.
+    await observer.command(where.global, ['CLIENT', 'PAUSE', '600', 'ALL']);
+    const started = Date.now();
+    const asked = ask(pool, 'principal:p');
+    expect(await asked.answer).toEqual({ granted: false, scope: 'cluster' });
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(logger.lines.map((l) => l.msg)).toEqual([expect.stringMatching(/did not answer a permit acquire in time/)]);
+    // Commands on one connection run in order: after this PING the script has run (and granted), and after
+    // the second the pool's release of that late grant has run too.
+    await poolLink.command(where.global, ['PING']);
+    await poolLink.command(where.global, ['PING']);
+    expect(await zcard(observer, where.global)).toBe(0);
+    expect(pool.held).toBe(0);
+    asked.subscription.unsubscribe();
+  });
+
   test('options are checked: a per-principal cap above the total, or a lease under 30 ms, is a ConfigError', async () => {
     const link = await newLink();
     const keys = uniqueKeys();
@@ -293,66 +265,6 @@ describe('RedisPermitPool on one Redis', () => {
     expect(() => new RedisPermitPool({ link, keys, nodeId: 'a{b}' })).toThrow(/nodeId/);
   });
 
-  describe('through two servers sharing one Redis (redisCluster with permits)', () => {
-    const handles: RedisClusterHandle[] = [];
-    let servers: McpServer[];
-    const alice = makePrincipal({ kind: 'local', subject: 'alice' });
-    const bob = makePrincipal({ kind: 'local', subject: 'bob' });
-    const gates: Array<() => void> = [];
-
-    beforeAll(async () => {
-      const serverId = uniqueKeys().serverId;
-      const registry = new Registry()
-        .registerTool({ name: 'slow', handler: () => new Promise<string>((resolve) => gates.push(() => resolve('done'))) })
-        .registerResource({ uri: 'mem://doc', name: 'doc', read: () => 'text' });
-      for (const nodeId of ['s1', 's2']) {
-        handles.push(await redisCluster({ redis: redis.url, serverId, nodeId, permits: { maxInFlightPerPrincipal: 2 } }));
-      }
-      servers = handles.map((handle) => createServer({ registry, ...handle.serverOptions }));
-    });
-
-    afterAll(async () => {
-      for (const open of gates.splice(0)) open();
-      for (const handle of handles) await handle.close();
-    });
-
-    const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
-    const send = (server: McpServer, message: unknown, principal: Principal) =>
-      server.request(message, `conn-${(message as { id: number }).id}`, { principal }).reply;
-
-    test('three slow calls by one principal over both servers: exactly one busy with scope principal; another principal is served', async () => {
-      const replies = [send(servers[0]!, call(1, 'slow'), alice), send(servers[1]!, call(2, 'slow'), alice), send(servers[0]!, call(3, 'slow'), alice)];
-      const busy = await Promise.race(replies);
-      expect(busy).toEqual({
-        jsonrpc: '2.0',
-        id: expect.any(Number),
-        result: { content: [{ type: 'text', text: 'Error: server_busy' }], isError: true, _meta: { 'rxmcp/busy': { scope: 'principal' } } },
-      });
-      // Alice's read is refused too (her two permits are held), as -32603 with data.scope.
-      expect(await servers[1]!.handleMessage({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'mem://doc' } }, { principal: alice })).toEqual({
-        jsonrpc: '2.0',
-        id: 9,
-        error: { code: -32603, message: 'MCP callback failed', data: { error: 'server_busy', method: 'resources/read', scope: 'principal' } },
-      });
-      // Bob is another principal: served on either server while Alice is at her cap.
-      expect(await servers[1]!.handleMessage({ jsonrpc: '2.0', id: 10, method: 'resources/read', params: { uri: 'mem://doc' } }, { principal: bob })).toMatchObject({
-        id: 10,
-        result: { contents: [{ uri: 'mem://doc', text: 'text' }] },
-      });
-      await until('the two admitted calls to start', async () => (gates.length === 2 ? true : undefined), 2000);
-      for (const open of gates.splice(0)) open();
-      const all = await Promise.all(replies);
-      expect(all.filter((r) => JSON.stringify(r).includes('server_busy'))).toHaveLength(1);
-      expect(all.filter((r) => JSON.stringify(r).includes('"done"'))).toHaveLength(2);
-      // The finished calls gave their permits back (the release runs just after the reply): Alice is served again.
-      const aliceKey = permitKeys(handles[0]!.keys).owner(`principal:${alice.key}`);
-      await until('the releases', async () => ((await zcard(handles[0]!.link, aliceKey)) === 0 ? true : undefined), 2000);
-      const again = send(servers[1]!, call(4, 'slow'), alice);
-      await until('the next call to start', async () => (gates.length === 1 ? true : undefined), 2000);
-      gates.splice(0)[0]!();
-      expect(await again).toMatchObject({ id: 4, result: { content: [{ type: 'text', text: 'done' }] } });
-    }, 15_000);
-  });
 });
 
 describe('RedisPermitPool on a 3-node Redis Cluster', () => {

@@ -261,13 +261,18 @@ describe('a refused permit', () => {
     expect(log.asked).toHaveLength(1);
   });
 
-  test('a pool that errors, or answers off-contract, refuses with scope "cluster" (fail closed) and frees the slot', () => {
+  test('a pool that errors, throws, or answers off-contract, refuses with scope "cluster" (fail closed) and frees the slot', () => {
     const ts = newTestScheduler();
     const tool = newToolLog();
     const failing: PermitPool = { permit: () => throwError(() => new Error('redis down')) };
     const garbled: PermitPool = { permit: () => of(null as unknown as PermitAnswer) };
+    const throwing: PermitPool = {
+      permit: () => {
+        throw new Error('pool bug');
+      },
+    };
     ts.run(({ hot, expectObservable }) => {
-      for (const [connId, pool] of [['c1', failing], ['c2', garbled]] as const) {
+      for (const [connId, pool] of [['c1', failing], ['c2', garbled], ['c3', throwing]] as const) {
         const server = toolServer(ts, pool, tool, { maxInFlight: 1, maxInFlightPerConnection: 1 });
         const inbound = hot('-a', { a: toolCall(1, 'work') });
         expectObservable(connectMarbles(server, connId, inbound)).toBe('-a', { a: busyToolResult(1, 'cluster') });
