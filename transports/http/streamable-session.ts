@@ -39,7 +39,7 @@ import { negotiateProtocolVersion } from '../../lib/protocol/versions.js';
 import { AuthenticatedMessage } from '../../lib/auth/authenticated.js';
 import type { Principal } from '../../lib/auth/principal.js';
 import type { McpServer } from '../../lib/server.js';
-import type { EventStore, Replay } from './event-store.js';
+import type { EventStore, Replay, StoredEvent } from './event-store.js';
 import type { SseWriter } from './sse-writer.js';
 
 /** Where a JSON-mode POST's reply goes. */
@@ -64,6 +64,16 @@ interface GetStream {
   readonly kind: 'get';
   readonly id: string;
   readonly writer: SseWriter;
+}
+
+/** What a session sent while a resumption waited for its replay. */
+interface SentMeanwhile {
+  readonly events: (StoredEvent & { readonly streamId: string })[];
+  overflowed: boolean;
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
 }
 
 /** The async-context value: which POST a message was fed from. */
@@ -118,6 +128,8 @@ export class StreamableSession {
   private readonly backlog: string[] = [];
   private streamCount = 0;
   private closed = false;
+  /** Resumptions waiting on a shared store's replay (resumeLater). */
+  private readonly resumesPending = new Set<SentMeanwhile>();
   private readonly feed = (message: unknown): void => this.inbound.next(message);
   /** The revision the session's initialize negotiated (dates compare as strings). */
   private protocolVersion = '';
@@ -181,14 +193,49 @@ export class StreamableSession {
    * nothing to resume (a finished POST stream fully delivered): the caller
    * answers 204 and `writer` was not opened.
    */
-  listen(writer: SseWriter, lastEventId: string | undefined): boolean {
+  listen(writer: SseWriter, lastEventId: string | undefined): boolean | Promise<boolean> {
     const replay = lastEventId === undefined ? undefined : this.deps.store.replayAfter(this.id, lastEventId);
+    if (isPromiseLike(replay)) return this.resumeLater(writer, replay);
     if (replay !== undefined) return this.resume(writer, replay);
+    return this.openListener(writer);
+  }
+
+  private openListener(writer: SseWriter): true {
     const stream: GetStream = { kind: 'get', id: this.newStreamId(LISTENER_PREFIX), writer };
     writer.open();
     this.prime(stream, writer);
     this.attachListener(stream);
     return true;
+  }
+
+  /**
+   * A replay a shared store answers later: what the session sends meanwhile is noted (bounded), and whatever of it
+   * the replay did not see follows it, so nothing falls between the replay and the live stream.
+   */
+  private async resumeLater(writer: SseWriter, pending: PromiseLike<Replay | undefined>): Promise<boolean> {
+    const meanwhile: SentMeanwhile = { events: [], overflowed: false };
+    this.resumesPending.add(meanwhile);
+    let replay: Replay | undefined;
+    try {
+      replay = await pending;
+    } finally {
+      this.resumesPending.delete(meanwhile);
+    }
+    if (this.closed || writer.closed) {
+      writer.end();
+      return true;
+    }
+    if (replay === undefined) return this.openListener(writer);
+    if (meanwhile.overflowed) {
+      // More went out during the replay than is noted: the client resumes again, from what it got.
+      writer.open();
+      for (const event of replay.events) writer.event(event);
+      writer.end();
+      return true;
+    }
+    const seen = new Set(replay.events.map((event) => event.id));
+    const missed = meanwhile.events.filter((event) => event.streamId === replay.streamId && !seen.has(event.id));
+    return this.resume(writer, { streamId: replay.streamId, events: [...replay.events, ...missed.map(({ id, data }) => ({ id, data }))] });
   }
 
   close(): void {
@@ -292,6 +339,10 @@ export class StreamableSession {
 
   private emit(stream: PostStream | GetStream, data: string): void {
     const id = this.deps.store.append(this.id, stream.id, data);
+    for (const pending of this.resumesPending) {
+      if (pending.events.length < this.deps.maxBacklogMessages) pending.events.push({ streamId: stream.id, id, data });
+      else pending.overflowed = true;
+    }
     stream.writer?.event({ id, data });
   }
 
