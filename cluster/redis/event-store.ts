@@ -9,9 +9,13 @@
  * relayed there), so the ids are minted here, in order, without a round
  * trip: the entry id is `0-<seq>` and the event id `<streamId>_<seq>`, which
  * names its stream, so a replay never crosses into another one. The appends
- * are written behind on one connection, in the order made; a replay asked
- * after them is answered after them. A failed append is reported, and the
- * event is then missing from replays (what a trimmed one is too).
+ * are written behind, per session one script run at a time carrying every
+ * event made meanwhile (so the order holds whatever the client's routing,
+ * and a busy session costs one round trip per batch, not per event); a
+ * replay waits for the appends made before it. At most
+ * `maxEventsPerSession` wait per session: past that the oldest waiting one
+ * is dropped and reported, as is a failed write; either is then missing
+ * from replays, as a trimmed one is.
  *
  * A replay reads the stream from the cursor on (XRANGE, at most
  * `maxEventsPerSession` + 1 entries): the cursor's own entry must be there
@@ -23,6 +27,30 @@ import { ConfigError } from '../../lib/errors.js';
 import type { EventStore, Replay, StoredEvent } from '../../transports/http/event-store.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink, RedisReply } from './link.js';
+import { LuaScript } from './lua-script.js';
+
+/** ARGV: maxlen, ttl, then per event seq, stream, and 'd'..data (or 'p', a priming event with no data). */
+const APPEND = new LuaScript(
+  'rxmcp-events-append',
+  `for i = 3, #ARGV, 3 do
+  local v = ARGV[i + 2]
+  if string.sub(v, 1, 1) == 'd' then
+    redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '0-' .. ARGV[i], 's', ARGV[i + 1], 'd', string.sub(v, 2))
+  else
+    redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '0-' .. ARGV[i], 's', ARGV[i + 1])
+  end
+end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])`,
+);
+
+/** One session's writes: the last seq minted, what waits, and the drain sending it. */
+interface SessionWrites {
+  seq: number;
+  flushedSeq: number;
+  /** Flattened (seq, stream, value) triples, in order. */
+  waiting: string[];
+  draining: Promise<void> | undefined;
+}
 
 export interface RedisEventStoreOptions {
   readonly link: RedisLink;
@@ -72,8 +100,10 @@ export class RedisEventStore implements EventStore {
   readonly shared = true;
   private readonly maxEventsPerSession: number;
   private readonly ttlMs: number;
-  /** The last seq minted per live session of this node (deleted with the session). */
-  private readonly seqs = new Map<string, number>();
+  /** The writes of each live session of this node (deleted with the session). */
+  private readonly sessions = new Map<string, SessionWrites>();
+  /** Sessions being deleted, until Redis has done it. */
+  private readonly deletions = new Map<string, Promise<void>>();
 
   constructor(private readonly options: RedisEventStoreOptions) {
     this.maxEventsPerSession = positive('maxEventsPerSession', options.maxEventsPerSession, 512);
@@ -81,21 +111,26 @@ export class RedisEventStore implements EventStore {
   }
 
   append(sessionId: string, streamId: string, data: string | null): string {
-    const seq = (this.seqs.get(sessionId) ?? 0) + 1;
-    this.seqs.set(sessionId, seq);
-    const key = this.key(sessionId);
-    const fields = data === null ? ['s', streamId] : ['s', streamId, 'd', data];
-    // Two commands on one connection, sent now: their order (and every append's) is the order made.
-    this.write(key, ['XADD', key, 'MAXLEN', '~', String(this.maxEventsPerSession), `0-${seq}`, ...fields]);
-    this.write(key, ['PEXPIRE', key, String(this.ttlMs)]);
-    return `${streamId}_${seq}`;
+    let writes = this.sessions.get(sessionId);
+    if (writes === undefined) this.sessions.set(sessionId, (writes = { seq: 0, flushedSeq: 0, waiting: [], draining: undefined }));
+    writes.seq += 1;
+    writes.waiting.push(String(writes.seq), streamId, data === null ? 'p' : `d${data}`);
+    if (writes.waiting.length > 3 * this.maxEventsPerSession) {
+      writes.waiting.splice(0, 3);
+      this.report(new Error(`event store: more than ${this.maxEventsPerSession} events of session ${sessionId} wait for Redis; the oldest is dropped`));
+    }
+    writes.draining ??= this.drain(sessionId, writes);
+    return `${streamId}_${writes.seq}`;
   }
-
   async replayAfter(sessionId: string, lastEventId: string): Promise<Replay | undefined> {
     const cursor = EVENT_ID.exec(lastEventId);
     if (cursor === null) return undefined;
     const [, streamId, seqText] = cursor as unknown as [string, string, string];
     const key = this.key(sessionId);
+    await this.deletions.get(sessionId);
+    const writes = this.sessions.get(sessionId);
+    // What was appended before this replay is in Redis before it is read.
+    for (const target = writes?.seq ?? 0; writes?.draining !== undefined && writes.flushedSeq < target; ) await writes.draining;
     const reply = await this.options.link.command(key, ['XRANGE', key, `0-${seqText}`, '+', 'COUNT', String(this.maxEventsPerSession + 1)]);
     if (!Array.isArray(reply) || reply.length === 0) return undefined;
     const first = entryOf(reply[0]!);
@@ -113,16 +148,42 @@ export class RedisEventStore implements EventStore {
   }
 
   deleteSession(sessionId: string): void {
-    this.seqs.delete(sessionId);
+    const writes = this.sessions.get(sessionId);
+    this.sessions.delete(sessionId);
     const key = this.key(sessionId);
-    this.write(key, ['DEL', key]);
+    // After the session's last appends; and a replay asked meanwhile waits for it (the client may route commands apart).
+    const deleted = (writes?.draining ?? Promise.resolve())
+      .then(() => this.options.link.command(key, ['DEL', key]))
+      .then(
+        () => undefined,
+        (err: unknown) => this.report(err),
+      )
+      .finally(() => {
+        if (this.deletions.get(sessionId) === deleted) this.deletions.delete(sessionId);
+      });
+    this.deletions.set(sessionId, deleted);
   }
 
   private key(sessionId: string): string {
     return this.options.keys.key('events', sessionId);
   }
 
-  private write(key: string, args: readonly string[]): void {
-    this.options.link.command(key, args).catch((err: unknown) => this.options.onError?.(err));
+  private report(err: unknown): void {
+    this.options.onError?.(err);
+  }
+
+  /** Sends what waits, one script run at a time, until nothing does. */
+  private async drain(sessionId: string, writes: SessionWrites): Promise<void> {
+    const key = this.key(sessionId);
+    while (writes.waiting.length > 0) {
+      const batch = writes.waiting.splice(0);
+      try {
+        await this.options.link.run(APPEND, [key], [this.maxEventsPerSession, this.ttlMs, ...batch]);
+      } catch (err) {
+        this.report(err);
+      }
+      writes.flushedSeq = Number(batch[batch.length - 3]);
+    }
+    writes.draining = undefined;
   }
 }
