@@ -89,6 +89,15 @@ async function initialize(url: string, headers: Record<string, string> = {}): Pr
 }
 
 describe('relaying between two handlers', () => {
+  test('without a directory nothing changes: ids name no node, a relay header means nothing', async () => {
+    const alone = await serve();
+    served.push(alone);
+    const sessionId = await initialize(alone.url, { 'x-rxmcp-relay': 'v1.na.0.x.y.z' });
+    expect(sessionId).toMatch(/^mcp-/);
+    expect((await call(alone.url, 'na.mcp-elsewhere', { 'x-rxmcp-relay': 'anything' })).status).toBe(404);
+  });
+
+
   test('a session id names its node; the other node relays to it, once (a relayed request is never relayed again)', async () => {
     const { a, b, nodeA, nodeB } = await twoNodes();
     const sessionId = await initialize(nodeA.url);
