@@ -24,7 +24,7 @@ import { loadRequestStateKeys } from './key-ring.js';
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 import { RedisEventStore } from './event-store.js';
-import { redisSessionDirectory } from './session-directory.js';
+import { redisSessionDirectory, type RedisSessionDirectory } from './session-directory.js';
 import { RedisPermitPool, type RedisPermitsOptions } from './permits.js';
 
 export interface RedisClusterOptions {
@@ -95,8 +95,7 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
   const httpOptions: Partial<HttpHandlerOptions> = {};
   // Each shared store adds its fragment here (event bus, key ring, approval ledger, permits, sessions).
   const logger = options.logger;
-  // Assigned in the try below: the handle's advertise() needs it.
-  let directory!: Awaited<ReturnType<typeof redisSessionDirectory>>;
+  let directory: RedisSessionDirectory;
   try {
     const eventBus = await createRedisEventBus({ link, keys, nodeId, ...(logger ? { logger } : {}) });
     closers.push(() => eventBus.close());
@@ -105,9 +104,10 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     // MRTR approval tickets: issued on one node, redeemed exactly once on any; caps cluster-wide (legacy parking stays per node).
     serverOptions.approvalLedger = redisApprovalLedger({ link, keys });
     const { maxEventsPerSession, eventTtlMs, nodeTtlMs, heartbeatMs, cacheMs, relayKey } = options.legacy ?? {};
-    const onError = options.onError;
+    const onError = options.onError ?? (logger ? (err: unknown) => logger.warn({ err }, 'legacy session store') : undefined);
     directory = await redisSessionDirectory({ link, keys, nodeId, heartbeatMs, ttlMs: nodeTtlMs, cacheMs, relayKey, onError });
-    closers.push(() => directory.close());
+    const leave = directory;
+    closers.push(() => leave.close());
     httpOptions.sessionDirectory = directory;
     httpOptions.eventStore = new RedisEventStore({ link, keys, maxEventsPerSession, ttlMs: eventTtlMs, onError });
     if (options.relayUrl !== undefined) await directory.advertise(options.relayUrl);

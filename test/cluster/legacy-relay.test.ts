@@ -35,17 +35,22 @@ function text(result: unknown): string {
   return ((result as { content: { text: string }[] }).content[0]!).text;
 }
 
+/** The index of the node a session id names; -1 for none. */
+function nodeOf(sessionId: string | undefined): number {
+  return NODE_IDS.indexOf(String(sessionId).split('.')[0]!);
+}
+
 function ownerIndexOf(sessionId: string | undefined): number {
-  const index = NODE_IDS.indexOf(String(sessionId).split('.')[0]!);
+  const index = nodeOf(sessionId);
   expect(index).toBeGreaterThanOrEqual(0);
   return index;
 }
 
-/** Sends every request of `sessionOwner`'s sessions to the other nodes, in turn: each one is relayed. */
+/** Sends every request of `owner`'s sessions to the other nodes, in turn: each one is relayed. */
 function steerAwayFrom(owner: number): void {
   let turn = 0;
   proxy.steer = (request) => {
-    if (request.sessionId === undefined || ownerIndexOf(request.sessionId) !== owner) return undefined;
+    if (nodeOf(request.sessionId) !== owner) return undefined;
     turn += 1;
     return (owner + 1 + (turn % 2)) % 3;
   };

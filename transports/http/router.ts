@@ -171,10 +171,10 @@ export function createHttpRouter<Req extends RequestHead>(
     if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
     const guard = checkHostAndOrigin(req);
     if (!guard.ok) return refuse(res, 403, guard.reason);
-    const relayValue = req.headers[RELAY_HEADER];
+    const relayValue = verifier === null ? undefined : req.headers[RELAY_HEADER];
     if (relayValue !== undefined) {
       // Only a node of this deployment may say it relays: anything else naming the header is refused, never trusted.
-      const check = verifier === null || typeof relayValue !== 'string' ? { ok: false as const, reason: 'this node takes no relayed requests' } : verifier.check(relayValue, req.method ?? 'GET', Date.now());
+      const check = typeof relayValue !== 'string' ? { ok: false as const, reason: 'malformed relay header' } : verifier!.check(relayValue, req.method ?? 'GET', Date.now());
       if (!check.ok) return refuse(res, 403, `Forbidden: ${check.reason}`);
       relayed.add(req);
       logger.debug({ fromNode: check.fromNode, peer: check.peer }, 'relayed request');
