@@ -122,7 +122,8 @@ async function main(): Promise<void> {
       ['bus publish (resourceUpdated on a call)', touch, {}],
     ];
     for (const [label, step, extra] of twins) {
-      // 8, not 16: with the permits on, one peer at 15-16 outstanding is refused server_busy by the node's own admission (see the report).
+      // 8, not 16: a call waiting on Redis holds its node slot meanwhile, and one peer's share of a node is maxInFlightPerPeer
+      // (default floor(32 / 3) = 10): at 16 outstanding from the bench's one address the node itself answers server_busy.
       for (const concurrency of [1, 8]) {
         const load = concurrency === 1 ? PATH_LOAD_C1 : LOAD;
         // The permits' twin is the same Redis node without them: only the acquire + release differ.
