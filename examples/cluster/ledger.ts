@@ -28,7 +28,9 @@ export const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * One start of a gauged handler: drop the entries of nodes whose heartbeat
  * expired (they died with their handlers), add ours, keep the highest count
  * seen. KEYS: running set, max key; ARGV: member ("<node>|<call>"), heartbeat
- * key prefix, cap, ttl.
+ * key prefix, cap, ttl. The heartbeat keys it reads are built from the
+ * prefix (one per node seen): they carry the same hash tag, so on Redis
+ * Cluster they live in the declared keys' slot.
  */
 const GAUGE_ENTER = new LuaScript(
   'example-gauge-enter',

@@ -100,6 +100,8 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyHandle> {
     const tried = new Set<string>();
 
     const fail = (status: number, message: string) => {
+      // The client already left (its close destroyed the upstream request): nobody to answer.
+      if (res.destroyed) return;
       if (!res.headersSent) {
         res.writeHead(status, { 'content-type': 'text/plain' });
         res.end(`${message}\n`);
