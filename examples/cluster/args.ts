@@ -5,7 +5,8 @@
 export interface NodeArgs {
   readonly port: number;
   readonly host: string;
-  readonly redis: string;
+  /** One URL, or several (comma-separated on the command line): the seeds of a Redis Cluster. */
+  readonly redis: string | { readonly cluster: readonly string[] };
   readonly serverId: string;
   readonly nodeId: string | undefined;
   /** A name-value pair per `--option name=value`: numeric server options for the tests (caps, leases). */
@@ -16,7 +17,7 @@ export interface NodeArgs {
 
 export const NODE_USAGE = `usage: node dist/examples/cluster/node.js --redis URL [--port N] [--host H] [--server-id ID] [--node-id ID] [--option NAME=N ...]
 
-  --redis URL       the deployment's Redis (env REDIS_URL works too)
+  --redis URL       the deployment's Redis (env REDIS_URL works too); URL,URL,... for a Redis Cluster's seeds
   --port N          HTTP port (default 0: a free one); the URL is printed as "READY <url>" on stdout
   --host H          address to bind (default 127.0.0.1)
   --server-id ID    the deployment's name, the same on every node (default cluster-example)
@@ -73,6 +74,7 @@ export function parseNodeArgs(argv: readonly string[], env: Record<string, strin
       clusterOptions = parsed as Record<string, unknown>;
     } else throw new NodeUsageError(`unknown argument: ${flag}`);
   }
-  if (redis === undefined || !/^rediss?:\/\//.test(redis)) throw new NodeUsageError('--redis redis://HOST:PORT is required');
-  return { port, host, redis, serverId, nodeId, serverOptions, clusterOptions };
+  const urls = (redis ?? '').split(',').filter((url) => url !== '');
+  if (urls.length === 0 || !urls.every((url) => /^rediss?:\/\//.test(url))) throw new NodeUsageError('--redis redis://HOST:PORT is required');
+  return { port, host, redis: urls.length === 1 ? urls[0]! : { cluster: urls }, serverId, nodeId, serverOptions, clusterOptions };
 }

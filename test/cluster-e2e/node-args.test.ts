@@ -19,9 +19,16 @@ describe('parseNodeArgs', () => {
     });
   });
 
+  test('several comma-separated URLs are the seeds of a Redis Cluster', () => {
+    expect(parseNodeArgs(['--redis', 'redis://127.0.0.1:7001,redis://127.0.0.1:7002'], {}).redis).toEqual({
+      cluster: ['redis://127.0.0.1:7001', 'redis://127.0.0.1:7002'],
+    });
+  });
+
   test.each([
     [[], 'is required'],
     [['--redis', 'http://x'], 'is required'],
+    [['--redis', 'redis://h:1,http://x'], 'is required'],
     [['--redis', 'redis://h:1', '--port', '70000'], '--port must be a port number'],
     [['--redis', 'redis://h:1', '--node-id', 'a|b'], '--node-id must be'],
     [['--redis', 'redis://h:1', '--server-id', '{x}'], '--server-id must be'],

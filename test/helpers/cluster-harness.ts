@@ -1,6 +1,7 @@
 /**
  * A real cluster for the multi-process tests: one redis-server (started by
- * test/helpers/redis-server.ts on a free loopback port), N node children of
+ * test/helpers/redis-server.ts on a free loopback port; or a 3-master Redis
+ * Cluster with `redisCluster: true`), N node children of
  * the BUILT example (dist/examples/cluster/node.js; `npm test` builds first,
  * run `npm run build` before one file alone), and the round-robin proxy in
  * this process. A node can be SIGKILLed and started again by PID. `stop()`
@@ -19,7 +20,7 @@ import type { RedisLink } from '../../cluster/redis/link.js';
 import { exampleLedger, type ExampleLedger } from '../../examples/cluster/ledger.js';
 import { startNode, type Child } from '../../examples/cluster/processes.js';
 import { startProxy, type ProxyHandle } from '../../examples/cluster/proxy.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { startRedis, startRedisCluster } from './redis-server.js';
 
 export const NODE_SCRIPT = fileURLToPath(new URL('../../dist/examples/cluster/node.js', import.meta.url));
 
@@ -36,10 +37,13 @@ export interface ClusterOptions {
   readonly nodes?: number;
   /** Extra node.js arguments, the same for every node (e.g. `--option maxInFlight=4`). */
   readonly nodeArgs?: readonly string[];
+  /** Run the deployment on a 3-master Redis Cluster instead of one Redis (the hash-tag rule, end to end). */
+  readonly redisCluster?: boolean;
 }
 
 export interface Cluster {
-  readonly redis: RedisServer;
+  /** The Redis the nodes use: one server, or a Redis Cluster's seeds. */
+  readonly redisUrls: readonly string[];
   readonly serverId: string;
   readonly keys: ClusterKeys;
   readonly link: RedisLink;
@@ -73,13 +77,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const count = options.nodes ?? 3;
   const serverId = `e2e-${randomBytes(4).toString('hex')}`;
   const keys = clusterKeys(serverId);
-  const redis = await startRedis();
+  const redis: { urls: readonly string[]; stop(): Promise<void> } = options.redisCluster
+    ? await startRedisCluster(3)
+    : await startRedis().then((one) => ({ urls: [one.url], stop: () => one.stop() }));
   const running: Running[] = [];
   let link: RedisLink | undefined;
   let proxy: ProxyHandle | undefined;
   const env = { ...process.env, LOG_LEVEL: process.env.RXMCP_CLUSTER_LOG ?? 'silent', NODE_ENV: 'production' };
   const launch = (id: string) =>
-    startNode(NODE_SCRIPT, ['--redis', redis.url, '--server-id', serverId, '--node-id', id, ...(options.nodeArgs ?? [])], env);
+    startNode(NODE_SCRIPT, ['--redis', redis.urls.join(','), '--server-id', serverId, '--node-id', id, ...(options.nodeArgs ?? [])], env);
   const stop = async () => {
     await proxy?.close();
     await Promise.all(running.map((node) => node.child.stop(2_000)));
@@ -91,7 +97,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       const id = String.fromCharCode(97 + i);
       running.push({ id, child: await launch(id) });
     }
-    link = await connectRedis(redis.url);
+    link = await connectRedis(redis.urls.length === 1 ? redis.urls[0]! : { cluster: redis.urls });
     proxy = await startProxy({ upstreams: running.map((node) => node.child.url), downForMs: 500 });
   } catch (err) {
     await stop();
@@ -114,7 +120,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const ready = proxy;
   const readyLink = link;
   return {
-    redis,
+    redisUrls: redis.urls,
     serverId,
     keys,
     link: readyLink,
