@@ -36,6 +36,7 @@ let ticket: string;
 const heard = new Map<string, string[]>();
 let victimListenClosed: Promise<string>;
 let legacyOnVictim: Awaited<ReturnType<typeof legacyClient>>['client'];
+let sseOnVictim: Awaited<ReturnType<typeof legacyClient>>['client'];
 let caller: Awaited<ReturnType<typeof modernClient>>;
 let relayedSession: string;
 let relayedStream: SseStream;
@@ -84,6 +85,12 @@ beforeAll(async () => {
     if ((await whoami(client)) === victim) legacyOnVictim = client;
   }
   expect(legacyOnVictim).toBeDefined();
+  // And an HTTP+SSE session whose stream the victim holds (GET /sse makes the session where it lands).
+  for (let i = 0; i < 6 && sseOnVictim === undefined; i++) {
+    const { client } = await legacyClient(cluster.sseUrl, 'sse');
+    if ((await whoami(client)) === victim) sseOnVictim = client;
+  }
+  expect(sseOnVictim).toBeDefined();
 
   // 6. A legacy session a survivor owns, its GET stream opened on the victim (relayed to the owner): the victim holds the stream.
   relayedSession = await rawLegacySession(cluster.node(survivors[0]).url, PROBE_URI);
@@ -170,6 +177,18 @@ describe('a node killed mid-call', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(String((failure as Error | undefined)?.message)).toMatch(/404|Not Found/);
     const { client } = await legacyClient(cluster.url, 'streamable');
+    expect(survivors).toContain(await whoami(client));
+  });
+
+  test('its HTTP+SSE session: the next request fails at once with a clear answer, and a new SSE session works', async () => {
+    const started = Date.now();
+    const failure = await sseOnVictim.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // The SDK's EventSource reconnects GET /sse by itself, through the proxy to a survivor, which opens a NEW session
+    // (the 2024-11-05 transport has no resumption) and the client posts there uninitialized: -32600, never a hang.
+    // Had it not reconnected yet, the old session's POST would be the 404.
+    expect(String((failure as Error | undefined)?.message)).toMatch(/404|Not Found|send initialize first/);
+    const { client } = await legacyClient(cluster.sseUrl, 'sse');
     expect(survivors).toContain(await whoami(client));
   });
 
