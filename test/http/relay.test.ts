@@ -11,7 +11,11 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { Registry, staticTokens } from '../../lib/index.js';
 import { RELAY_WINDOW_MS, RelayVerifier, signRelay } from '../../transports/http/relay.js';
 import type { SessionDirectory, SessionRoute } from '../../transports/http/session-directory.js';
-import { initializeMessage, postJson, serve, type Served } from './helpers.js';
+import type { McpServer } from '../../lib/index.js';
+import { createServer } from '../../lib/index.js';
+import type { HttpHandlerOptions } from '../../transports/index.js';
+import { mountExpress, mountFetch, type MountedApp } from '../frameworks/mounts.js';
+import { initializeMessage, postJson, serve, SseReader } from './helpers.js';
 
 const KEY = new Uint8Array(32).fill(7);
 
@@ -54,7 +58,7 @@ class Directory implements SessionDirectory {
   }
 }
 
-const served: Served[] = [];
+const served: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const s of served.splice(0)) await s.close();
 });
@@ -138,5 +142,50 @@ describe('relaying between two handlers', () => {
     expect((await call(nodeB.url, sessionId, alice)).status).toBe(200);
     expect((await call(nodeB.url, sessionId, { authorization: 'Bearer bob-token' })).status).toBe(404);
     expect((await call(nodeB.url, sessionId)).status).toBe(401);
+  });
+});
+
+describe('relaying from and to handlers in frameworks', () => {
+  async function twoApps(mount: (server: McpServer, options: HttpHandlerOptions) => Promise<MountedApp>) {
+    const routes = new Map<string, string>();
+    const registry = new Registry();
+    registry.registerTool({ name: 'echo', handler: (args) => String(args.text) });
+    const apps: MountedApp[] = [];
+    for (const nodeId of ['na', 'nb']) {
+      const app = await mount(createServer({ registry }), { sessionDirectory: new Directory(nodeId, routes), requireAuthorization: false });
+      served.push(app);
+      routes.set(nodeId, app.base);
+      apps.push(app);
+    }
+    return apps as [MountedApp, MountedApp];
+  }
+
+  test('fetch handlers: a POST relayed from one to the other answers on its SSE stream', async () => {
+    const [a, b] = await twoApps((server, options) => mountFetch(server, options, 'hono-node-server'));
+    const sessionId = await initialize(a.url);
+    const response = await fetch(b.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: 'via fetch' } } }),
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = new SseReader(response);
+    expect((await reader.nextMessage()).message).toMatchObject({ id: 3, result: { content: [{ text: 'via fetch' }] } });
+    expect(await reader.untilEnd()).toBe(true);
+  });
+
+  test('Express mounted at /mcp: streamable and legacy requests reach the same mount on the owner', async () => {
+    const [a, b] = await twoApps((server, options) => mountExpress(server, options, '/mcp'));
+    const sessionId = await initialize(a.url);
+    expect(sessionId).toMatch(/^na\./);
+    expect(await (await call(b.url, sessionId)).json()).toMatchObject({ id: 2, result: { content: [{ text: 'hi' }] } });
+    // Legacy: the stream on A, its POSTs to B.
+    const stream = new SseReader(await fetch(a.sseUrl!, { headers: { accept: 'text/event-stream' } }));
+    const endpoint = await stream.next();
+    expect(endpoint.data).toMatch(/^\/mcp\/messages\?sessionId=na\./);
+    const posted = await postJson(`${b.base}${endpoint.data!}`, { jsonrpc: '2.0', id: 9, method: 'ping' });
+    expect(posted.status).toBe(202);
+    expect((await stream.nextMessage()).message).toMatchObject({ id: 9, result: {} });
+    await stream.cancel();
   });
 });

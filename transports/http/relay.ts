@@ -86,7 +86,7 @@ export class RelayVerifier {
 
 export interface Forward {
   readonly route: SessionRoute;
-  /** The path and query to ask the owner for, below its route URL. */
+  /** The path and query to ask the owner for (the route URL's own path, if any, goes first). */
   readonly path: string;
   /** The request body, already read and parsed here (undefined for GET and DELETE). */
   readonly body: unknown;

@@ -146,7 +146,8 @@ export function createHttpRouter<Req extends RequestHead>(
       const owner = ownerNodeOf(sessionId);
       if (directory === null || target === undefined || relayed.has(req) || owner === undefined || owner === directory.nodeId) return notFound();
       const search = target.url.indexOf('?');
-      const path = search < 0 ? target.pathname : `${target.pathname}${target.url.slice(search)}`;
+      // The owner is mounted as this node is: the path as it arrived, the mount path first.
+      const path = `${target.mount}${target.pathname}${search < 0 ? '' : target.url.slice(search)}`;
       directory.locate(owner).then(
         (route) => {
           if (res.destroyed || res.headersSent) return;
