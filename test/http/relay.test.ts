@@ -20,19 +20,22 @@ import { initializeMessage, postJson, serve, SseReader } from './helpers.js';
 const KEY = new Uint8Array(32).fill(7);
 
 describe('the relay header', () => {
-  test('is believed once, signed by the key, for its method, within its window', () => {
-    const verifier = new RelayVerifier(KEY);
+  test('is believed once, by its node, signed by the key, for its method, within its window', () => {
+    const verifier = new RelayVerifier(KEY, 'nb');
     const now = 1_000_000;
-    const header = signRelay(KEY, 'na', 'POST', 'addr:10.0.0.1', now);
+    const header = signRelay(KEY, 'na', 'nb', 'POST', 'addr:10.0.0.1', now);
     expect(verifier.check(header, 'POST', now + 5)).toEqual({ ok: true, fromNode: 'na', peer: 'addr:10.0.0.1' });
     expect(verifier.check(header, 'POST', now + 5)).toMatchObject({ ok: false, reason: 'relay header replayed' });
-    expect(new RelayVerifier(KEY).check(header, 'DELETE', now)).toMatchObject({ ok: false });
-    expect(new RelayVerifier(new Uint8Array(32).fill(8)).check(header, 'POST', now)).toMatchObject({ ok: false });
-    expect(new RelayVerifier(KEY).check(header, 'POST', now + RELAY_WINDOW_MS + 1)).toMatchObject({ ok: false, reason: 'relay header outside its time window' });
-    const parts = header.split('.');
-    parts[4] = Buffer.from('addr:forged').toString('base64url');
-    expect(new RelayVerifier(KEY).check(parts.join('.'), 'POST', now)).toMatchObject({ ok: false });
-    expect(new RelayVerifier(KEY).check('v1.na', 'POST', now)).toMatchObject({ ok: false, reason: 'malformed relay header' });
+    expect(new RelayVerifier(KEY, 'nc').check(header, 'POST', now)).toMatchObject({ ok: false, reason: 'relay header signed for another node' });
+    expect(new RelayVerifier(KEY, 'nb').check(header, 'DELETE', now)).toMatchObject({ ok: false });
+    expect(new RelayVerifier(new Uint8Array(32).fill(8), 'nb').check(header, 'POST', now)).toMatchObject({ ok: false });
+    expect(new RelayVerifier(KEY, 'nb').check(header, 'POST', now + RELAY_WINDOW_MS + 1)).toMatchObject({ ok: false, reason: 'relay header outside its time window' });
+    for (const at of [1, 2, 5]) {
+      const parts = header.split('.');
+      parts[at] = at === 5 ? Buffer.from('addr:forged').toString('base64url') : 'nx';
+      expect(new RelayVerifier(KEY, 'nb').check(parts.join('.'), 'POST', now)).toMatchObject({ ok: false });
+    }
+    expect(new RelayVerifier(KEY, 'nb').check('v1.na', 'POST', now)).toMatchObject({ ok: false, reason: 'malformed relay header' });
   });
 });
 
@@ -111,7 +114,7 @@ describe('relaying between two handlers', () => {
     expect(await relayed.json()).toMatchObject({ id: 2, result: { content: [{ text: 'hi' }] } });
     expect(b.lookups).toEqual(['na']);
     // A relayed request naming a session its receiver does not hold is a 404 there, whatever the id says.
-    const looped = await call(nodeA.url, 'nb.mcp-elsewhere', { 'x-rxmcp-relay': signRelay(KEY, 'nb', 'POST', 'addr:x', Date.now()) });
+    const looped = await call(nodeA.url, 'nb.mcp-elsewhere', { 'x-rxmcp-relay': signRelay(KEY, 'nb', 'na', 'POST', 'addr:x', Date.now()) });
     expect(looped.status).toBe(404);
     expect(a.lookups).toEqual([]);
   });

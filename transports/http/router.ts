@@ -100,7 +100,7 @@ export function createHttpRouter<Req extends RequestHead>(
   const paths = new Set([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath, ...(metadataRoute?.paths ?? [])].filter((p) => p !== null));
   const writers = new Set<SseWriter>();
   const directory = resolved.sessionDirectory;
-  const verifier = directory === null ? null : new RelayVerifier(directory.relayKey);
+  const verifier = directory === null ? null : new RelayVerifier(directory.relayKey, directory.nodeId);
   /** Where each MCP request was routed (the relay asks the owner for the same path). */
   const targets = new WeakMap<Req, RequestTarget>();
   /** Requests another node relayed here, verified: never relayed again. */
@@ -152,7 +152,7 @@ export function createHttpRouter<Req extends RequestHead>(
         (route) => {
           if (res.destroyed || res.headersSent) return;
           if (route === undefined) return notFound();
-          const relayHeader = signRelay(directory.relayKey, directory.nodeId, req.method ?? 'GET', peerOf(req, resolved.trustedProxyHeader), Date.now());
+          const relayHeader = signRelay(directory.relayKey, directory.nodeId, route.nodeId, req.method ?? 'GET', peerOf(req, resolved.trustedProxyHeader), Date.now());
           relayRequest(req, res, { route, path, body, relayHeader, connectTimeoutMs: resolved.relayConnectTimeoutMs, logger, unreachable: () => directory.unreachable(route) }, notFound);
         },
         (error: unknown) => {
