@@ -224,7 +224,7 @@ describe('legacy sessions behind a round-robin proxy (no stickiness)', () => {
   test('a relay header not signed by the deployment is refused', async () => {
     const response = await fetch(`${nodes[0]!.url}/mcp`, {
       method: 'DELETE',
-      headers: { 'mcp-session-id': 'nb.mcp-x', 'x-rxmcp-relay': 'v1.nb.0.bm9uY2U.cGVlcg.AAAA' },
+      headers: { 'mcp-session-id': 'nb.mcp-x', 'x-rxmcp-relay': `v1.nb.na.${Date.now()}.bm9uY2U.cGVlcg.AAAA` },
     });
     expect(response.status).toBe(403);
   });

@@ -11,24 +11,31 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { Registry, staticTokens } from '../../lib/index.js';
 import { RELAY_WINDOW_MS, RelayVerifier, signRelay } from '../../transports/http/relay.js';
 import type { SessionDirectory, SessionRoute } from '../../transports/http/session-directory.js';
-import { initializeMessage, postJson, serve, type Served } from './helpers.js';
+import type { McpServer } from '../../lib/index.js';
+import { createServer } from '../../lib/index.js';
+import type { HttpHandlerOptions } from '../../transports/index.js';
+import { mountExpress, mountFetch, type MountedApp } from '../frameworks/mounts.js';
+import { initializeMessage, postJson, serve, SseReader } from './helpers.js';
 
 const KEY = new Uint8Array(32).fill(7);
 
 describe('the relay header', () => {
-  test('is believed once, signed by the key, for its method, within its window', () => {
-    const verifier = new RelayVerifier(KEY);
+  test('is believed once, by its node, signed by the key, for its method, within its window', () => {
+    const verifier = new RelayVerifier(KEY, 'nb');
     const now = 1_000_000;
-    const header = signRelay(KEY, 'na', 'POST', 'addr:10.0.0.1', now);
+    const header = signRelay(KEY, 'na', 'nb', 'POST', 'addr:10.0.0.1', now);
     expect(verifier.check(header, 'POST', now + 5)).toEqual({ ok: true, fromNode: 'na', peer: 'addr:10.0.0.1' });
     expect(verifier.check(header, 'POST', now + 5)).toMatchObject({ ok: false, reason: 'relay header replayed' });
-    expect(new RelayVerifier(KEY).check(header, 'DELETE', now)).toMatchObject({ ok: false });
-    expect(new RelayVerifier(new Uint8Array(32).fill(8)).check(header, 'POST', now)).toMatchObject({ ok: false });
-    expect(new RelayVerifier(KEY).check(header, 'POST', now + RELAY_WINDOW_MS + 1)).toMatchObject({ ok: false, reason: 'relay header outside its time window' });
-    const parts = header.split('.');
-    parts[4] = Buffer.from('addr:forged').toString('base64url');
-    expect(new RelayVerifier(KEY).check(parts.join('.'), 'POST', now)).toMatchObject({ ok: false });
-    expect(new RelayVerifier(KEY).check('v1.na', 'POST', now)).toMatchObject({ ok: false, reason: 'malformed relay header' });
+    expect(new RelayVerifier(KEY, 'nc').check(header, 'POST', now)).toMatchObject({ ok: false, reason: 'relay header signed for another node' });
+    expect(new RelayVerifier(KEY, 'nb').check(header, 'DELETE', now)).toMatchObject({ ok: false });
+    expect(new RelayVerifier(new Uint8Array(32).fill(8), 'nb').check(header, 'POST', now)).toMatchObject({ ok: false });
+    expect(new RelayVerifier(KEY, 'nb').check(header, 'POST', now + RELAY_WINDOW_MS + 1)).toMatchObject({ ok: false, reason: 'relay header outside its time window' });
+    for (const at of [1, 2, 5]) {
+      const parts = header.split('.');
+      parts[at] = at === 5 ? Buffer.from('addr:forged').toString('base64url') : 'nx';
+      expect(new RelayVerifier(KEY, 'nb').check(parts.join('.'), 'POST', now)).toMatchObject({ ok: false });
+    }
+    expect(new RelayVerifier(KEY, 'nb').check('v1.na', 'POST', now)).toMatchObject({ ok: false, reason: 'malformed relay header' });
   });
 });
 
@@ -54,7 +61,7 @@ class Directory implements SessionDirectory {
   }
 }
 
-const served: Served[] = [];
+const served: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const s of served.splice(0)) await s.close();
 });
@@ -107,7 +114,7 @@ describe('relaying between two handlers', () => {
     expect(await relayed.json()).toMatchObject({ id: 2, result: { content: [{ text: 'hi' }] } });
     expect(b.lookups).toEqual(['na']);
     // A relayed request naming a session its receiver does not hold is a 404 there, whatever the id says.
-    const looped = await call(nodeA.url, 'nb.mcp-elsewhere', { 'x-rxmcp-relay': signRelay(KEY, 'nb', 'POST', 'addr:x', Date.now()) });
+    const looped = await call(nodeA.url, 'nb.mcp-elsewhere', { 'x-rxmcp-relay': signRelay(KEY, 'nb', 'na', 'POST', 'addr:x', Date.now()) });
     expect(looped.status).toBe(404);
     expect(a.lookups).toEqual([]);
   });
@@ -138,5 +145,50 @@ describe('relaying between two handlers', () => {
     expect((await call(nodeB.url, sessionId, alice)).status).toBe(200);
     expect((await call(nodeB.url, sessionId, { authorization: 'Bearer bob-token' })).status).toBe(404);
     expect((await call(nodeB.url, sessionId)).status).toBe(401);
+  });
+});
+
+describe('relaying from and to handlers in frameworks', () => {
+  async function twoApps(mount: (server: McpServer, options: HttpHandlerOptions) => Promise<MountedApp>) {
+    const routes = new Map<string, string>();
+    const registry = new Registry();
+    registry.registerTool({ name: 'echo', handler: (args) => String(args.text) });
+    const apps: MountedApp[] = [];
+    for (const nodeId of ['na', 'nb']) {
+      const app = await mount(createServer({ registry }), { sessionDirectory: new Directory(nodeId, routes), requireAuthorization: false });
+      served.push(app);
+      routes.set(nodeId, app.base);
+      apps.push(app);
+    }
+    return apps as [MountedApp, MountedApp];
+  }
+
+  test('fetch handlers: a POST relayed from one to the other answers on its SSE stream', async () => {
+    const [a, b] = await twoApps((server, options) => mountFetch(server, options, 'hono-node-server'));
+    const sessionId = await initialize(a.url);
+    const response = await fetch(b.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: 'via fetch' } } }),
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = new SseReader(response);
+    expect((await reader.nextMessage()).message).toMatchObject({ id: 3, result: { content: [{ text: 'via fetch' }] } });
+    expect(await reader.untilEnd()).toBe(true);
+  });
+
+  test('Express mounted at /mcp: streamable and legacy requests reach the same mount on the owner', async () => {
+    const [a, b] = await twoApps((server, options) => mountExpress(server, options, '/mcp'));
+    const sessionId = await initialize(a.url);
+    expect(sessionId).toMatch(/^na\./);
+    expect(await (await call(b.url, sessionId)).json()).toMatchObject({ id: 2, result: { content: [{ text: 'hi' }] } });
+    // Legacy: the stream on A, its POSTs to B.
+    const stream = new SseReader(await fetch(a.sseUrl!, { headers: { accept: 'text/event-stream' } }));
+    const endpoint = await stream.next();
+    expect(endpoint.data).toMatch(/^\/mcp\/messages\?sessionId=na\./);
+    const posted = await postJson(`${b.base}${endpoint.data!}`, { jsonrpc: '2.0', id: 9, method: 'ping' });
+    expect(posted.status).toBe(202);
+    expect((await stream.nextMessage()).message).toMatchObject({ id: 9, result: {} });
+    await stream.cancel();
   });
 });

@@ -10,8 +10,8 @@
  * The forwarded request carries the client's headers (its bearer token too:
  * the owner authenticates it again, and the session's principal binding
  * holds there exactly as for a client of its own) and one more,
- * `x-rxmcp-relay`, signed with the deployment's relay key: the sending node,
- * a timestamp, a nonce and the client's peer. The owner believes only a
+ * `x-rxmcp-relay`, signed with the deployment's relay key: the sending and
+ * the receiving node, a timestamp, a nonce and the client's peer. The owner believes only a
  * header whose signature checks, whose timestamp is within
  * RELAY_WINDOW_MS of its own clock and whose nonce it has not seen; any other
  * is a 403. A relayed request is never relayed again (the loop guard).
@@ -42,9 +42,9 @@ function mac(key: Uint8Array, fields: readonly string[]): Buffer {
   return createHmac('sha256', key).update(fields.join('\n')).digest();
 }
 
-/** The `x-rxmcp-relay` value for a request of `method` from `fromNode` on behalf of `peer`. */
-export function signRelay(key: Uint8Array, fromNode: string, method: string, peer: string, now: number): string {
-  const fields = ['v1', fromNode, String(now), randomBytes(12).toString('base64url'), Buffer.from(peer).toString('base64url')];
+/** The `x-rxmcp-relay` value for a request of `method` from `fromNode` to `toNode` on behalf of `peer`. */
+export function signRelay(key: Uint8Array, fromNode: string, toNode: string, method: string, peer: string, now: number): string {
+  const fields = ['v1', fromNode, toNode, String(now), randomBytes(12).toString('base64url'), Buffer.from(peer).toString('base64url')];
   return [...fields, mac(key, [...fields, method]).toString('base64url')].join('.');
 }
 
@@ -55,15 +55,20 @@ export class RelayVerifier {
   /** Nonces seen within the window, oldest first (a Map keeps insertion order). */
   private readonly seen = new Map<string, number>();
 
-  constructor(private readonly key: Uint8Array) {}
+  constructor(
+    private readonly key: Uint8Array,
+    /** This node: a header signed for another one is not for here. */
+    private readonly nodeId: string,
+  ) {}
 
   check(value: string, method: string, now: number): RelayCheck {
     const parts = value.split('.');
-    if (parts.length !== 6 || parts[0] !== 'v1') return { ok: false, reason: 'malformed relay header' };
-    const [version, fromNode, at, nonce, peer, signature] = parts as [string, string, string, string, string, string];
-    const expected = mac(this.key, [version, fromNode, at, nonce, peer, method]);
+    if (parts.length !== 7 || parts[0] !== 'v1') return { ok: false, reason: 'malformed relay header' };
+    const [version, fromNode, toNode, at, nonce, peer, signature] = parts as [string, string, string, string, string, string, string];
+    const expected = mac(this.key, [version, fromNode, toNode, at, nonce, peer, method]);
     const given = Buffer.from(signature, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'relay header not signed by this deployment' };
+    if (toNode !== this.nodeId) return { ok: false, reason: 'relay header signed for another node' };
     const time = Number(at);
     if (!Number.isSafeInteger(time) || Math.abs(now - time) > RELAY_WINDOW_MS) return { ok: false, reason: 'relay header outside its time window' };
     this.forgetBefore(now - RELAY_WINDOW_MS);
@@ -86,7 +91,7 @@ export class RelayVerifier {
 
 export interface Forward {
   readonly route: SessionRoute;
-  /** The path and query to ask the owner for, below its route URL. */
+  /** The path and query to ask the owner for (the route URL's own path, if any, goes first). */
   readonly path: string;
   /** The request body, already read and parsed here (undefined for GET and DELETE). */
   readonly body: unknown;

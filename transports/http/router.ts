@@ -100,7 +100,7 @@ export function createHttpRouter<Req extends RequestHead>(
   const paths = new Set([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath, ...(metadataRoute?.paths ?? [])].filter((p) => p !== null));
   const writers = new Set<SseWriter>();
   const directory = resolved.sessionDirectory;
-  const verifier = directory === null ? null : new RelayVerifier(directory.relayKey);
+  const verifier = directory === null ? null : new RelayVerifier(directory.relayKey, directory.nodeId);
   /** Where each MCP request was routed (the relay asks the owner for the same path). */
   const targets = new WeakMap<Req, RequestTarget>();
   /** Requests another node relayed here, verified: never relayed again. */
@@ -146,12 +146,13 @@ export function createHttpRouter<Req extends RequestHead>(
       const owner = ownerNodeOf(sessionId);
       if (directory === null || target === undefined || relayed.has(req) || owner === undefined || owner === directory.nodeId) return notFound();
       const search = target.url.indexOf('?');
-      const path = search < 0 ? target.pathname : `${target.pathname}${target.url.slice(search)}`;
+      // The owner is mounted as this node is: the path as it arrived, the mount path first.
+      const path = `${target.mount}${target.pathname}${search < 0 ? '' : target.url.slice(search)}`;
       directory.locate(owner).then(
         (route) => {
           if (res.destroyed || res.headersSent) return;
           if (route === undefined) return notFound();
-          const relayHeader = signRelay(directory.relayKey, directory.nodeId, req.method ?? 'GET', peerOf(req, resolved.trustedProxyHeader), Date.now());
+          const relayHeader = signRelay(directory.relayKey, directory.nodeId, route.nodeId, req.method ?? 'GET', peerOf(req, resolved.trustedProxyHeader), Date.now());
           relayRequest(req, res, { route, path, body, relayHeader, connectTimeoutMs: resolved.relayConnectTimeoutMs, logger, unreachable: () => directory.unreachable(route) }, notFound);
         },
         (error: unknown) => {

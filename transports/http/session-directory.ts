@@ -17,7 +17,7 @@
 /** Where a live node's handler is reached by the other nodes. */
 export interface SessionRoute {
   readonly nodeId: string;
-  /** The base URL its handler's paths are under (`http://10.0.0.7:3000`, or with the mount path when mounted). */
+  /** Where its server is reached (`http://10.0.0.7:3000`); a relayed request's path, mount path included, follows it. */
   readonly url: string;
 }
 

@@ -24,7 +24,8 @@
  *
  * Every SSE event is appended to the event store under its stream, also when
  * the stream's connection has dropped, so `Last-Event-ID` can resume any
- * stream (POST or GET) from where the client lost it. Closing the session
+ * stream (POST or GET) from where the client lost it; a shared store's
+ * replay may arrive later (later-replay.ts). Closing the session
  * unsubscribes the connection: its parked calls are dropped, its workers
  * aborted.
  */
@@ -39,7 +40,8 @@ import { negotiateProtocolVersion } from '../../lib/protocol/versions.js';
 import { AuthenticatedMessage } from '../../lib/auth/authenticated.js';
 import type { Principal } from '../../lib/auth/principal.js';
 import type { McpServer } from '../../lib/server.js';
-import type { EventStore, Replay, StoredEvent } from './event-store.js';
+import type { EventStore, Replay } from './event-store.js';
+import { isPromiseLike, LaterReplays } from './later-replay.js';
 import type { SseWriter } from './sse-writer.js';
 
 /** Where a JSON-mode POST's reply goes. */
@@ -64,16 +66,6 @@ interface GetStream {
   readonly kind: 'get';
   readonly id: string;
   readonly writer: SseWriter;
-}
-
-/** What a session sent while a resumption waited for its replay. */
-interface SentMeanwhile {
-  readonly events: (StoredEvent & { readonly streamId: string })[];
-  overflowed: boolean;
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
 }
 
 /** The async-context value: which POST a message was fed from. */
@@ -128,8 +120,8 @@ export class StreamableSession {
   private readonly backlog: string[] = [];
   private streamCount = 0;
   private closed = false;
-  /** Resumptions waiting on a shared store's replay (resumeLater). */
-  private readonly resumesPending = new Set<SentMeanwhile>();
+  /** Resumptions waiting on a shared store's replay. */
+  private readonly laterReplays: LaterReplays;
   private readonly feed = (message: unknown): void => this.inbound.next(message);
   /** The revision the session's initialize negotiated (dates compare as strings). */
   private protocolVersion = '';
@@ -139,6 +131,7 @@ export class StreamableSession {
     private readonly deps: StreamableSessionDeps,
   ) {
     this.principal = deps.principal;
+    this.laterReplays = new LaterReplays(deps.maxBacklogMessages);
     this.subscription = deps.server
       .connect(id, this.inbound, { transport: 'http', peer: deps.peer, ...(deps.principal === undefined ? {} : { principal: deps.principal }) })
       .subscribe(guardedObserver(deps.logger, 'streamable HTTP', (message) => this.route(message)));
@@ -208,34 +201,19 @@ export class StreamableSession {
     return true;
   }
 
-  /**
-   * A replay a shared store answers later: what the session sends meanwhile is noted (bounded), and whatever of it
-   * the replay did not see follows it, so nothing falls between the replay and the live stream.
-   */
+  /** A replay a shared store answers later: nothing sent meanwhile falls between it and the live stream (later-replay.ts). */
   private async resumeLater(writer: SseWriter, pending: PromiseLike<Replay | undefined>): Promise<boolean> {
-    const meanwhile: SentMeanwhile = { events: [], overflowed: false };
-    this.resumesPending.add(meanwhile);
-    let replay: Replay | undefined;
-    try {
-      replay = await pending;
-    } finally {
-      this.resumesPending.delete(meanwhile);
-    }
+    const { replay, overflowed } = await this.laterReplays.await(pending);
     if (this.closed || writer.closed) {
       writer.end();
       return true;
     }
     if (replay === undefined) return this.openListener(writer);
-    if (meanwhile.overflowed) {
-      // More went out during the replay than is noted: the client resumes again, from what it got.
-      writer.open();
-      for (const event of replay.events) writer.event(event);
-      writer.end();
-      return true;
-    }
-    const seen = new Set(replay.events.map((event) => event.id));
-    const missed = meanwhile.events.filter((event) => event.streamId === replay.streamId && !seen.has(event.id));
-    return this.resume(writer, { streamId: replay.streamId, events: [...replay.events, ...missed.map(({ id, data }) => ({ id, data }))] });
+    if (!overflowed) return this.resume(writer, replay);
+    writer.open();
+    for (const event of replay.events) writer.event(event);
+    writer.end();
+    return true;
   }
 
   close(): void {
@@ -339,10 +317,7 @@ export class StreamableSession {
 
   private emit(stream: PostStream | GetStream, data: string): void {
     const id = this.deps.store.append(this.id, stream.id, data);
-    for (const pending of this.resumesPending) {
-      if (pending.events.length < this.deps.maxBacklogMessages) pending.events.push({ streamId: stream.id, id, data });
-      else pending.overflowed = true;
-    }
+    this.laterReplays.sent(stream.id, id, data);
     stream.writer?.event({ id, data });
   }
 
