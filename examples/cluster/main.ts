@@ -24,11 +24,11 @@ function count(name: string, value: string | undefined, fallback: number, min: n
   return parsed;
 }
 
-function banner(origin: string, nodes: ReadonlyArray<{ id: string; url: string; pid: number }>, redis: string): string {
+function banner(origin: string, nodes: ReadonlyArray<{ id: string; url: string; pid: number }>, redis: string, redisPid: number | undefined): string {
   return `rxmcp cluster example: ${nodes.length} nodes behind a round-robin proxy (no stickiness)
   Streamable HTTP   ${origin}/mcp      (2025-11-25 sessions and 2026-07-28 stateless requests)
   Legacy HTTP+SSE   ${origin}/sse
-  Redis             ${redis}
+  Redis             ${redis}${redisPid === undefined ? ' (given)' : `  (pid ${redisPid})`}
 ${nodes.map((node) => `  node ${node.id.padEnd(8)} ${node.url}  (pid ${node.pid})`).join('\n')}
   Try it:  npx @modelcontextprotocol/inspector --cli ${origin}/mcp --transport http --method tools/call --tool-name whoami
   Stop it: Ctrl-C
@@ -53,10 +53,12 @@ async function main(): Promise<void> {
   });
   try {
     let redisUrl = process.env.REDIS_URL;
+    let redisPid: number | undefined;
     if (redisUrl === undefined || redisUrl === '') {
       const redis = await startRedisServer();
       started.push(redis);
       redisUrl = redis.url;
+      redisPid = redis.pid;
     }
     // A fresh deployment name per run: a REDIS_URL someone else uses keeps its keys apart.
     const serverId = `cluster-example-${randomBytes(3).toString('hex')}`;
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
       nodes.push({ id, url: node.url, pid: node.pid });
     }
     proxy = await startProxy({ upstreams: nodes.map((node) => node.url), port: proxyPort });
-    process.stdout.write(banner(proxy.origin, nodes, redisUrl));
+    process.stdout.write(banner(proxy.origin, nodes, redisUrl, redisPid));
     process.stdout.write(`READY ${proxy.origin}/mcp\n`);
     const reason = await Promise.race([
       stopped,
