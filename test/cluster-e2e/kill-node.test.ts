@@ -1,14 +1,16 @@
 /**
  * Kill one node mid-call (SIGKILL), with everything a node can hold at that
  * moment: a tool call in flight (its side effect still to come), permits of
- * the cluster-wide cap, an approval ticket it issued, a listen stream, a
- * legacy session it owns; listeners and calls on the other nodes. Then:
- * no tool ran twice; the dead node's permits stay counted until its lease
- * lapses and return within one lease, the cap never passed meanwhile; its
- * ticket is redeemed exactly once elsewhere; the survivors' listeners go on
- * hearing changes once, the dead node's sees an abrupt end; its legacy
- * session answers 404 at once and a new session works; the survivors' own
- * calls finish. Real time, bounded: the whole file takes a few seconds.
+ * the cluster-wide cap, an approval ticket it issued, a listen stream,
+ * legacy sessions it owns (Streamable HTTP and HTTP+SSE), another node's
+ * legacy GET stream relayed through it; listeners and calls on the other
+ * nodes. Then: no tool ran twice; the dead node's permits stay counted until
+ * its lease lapses and return within one lease, the cap never passed
+ * meanwhile; its ticket is redeemed exactly once elsewhere; the survivors'
+ * listeners go on hearing changes once, the dead node's sees an abrupt end;
+ * its legacy sessions fail at once (404) and new sessions work; the relayed
+ * stream resumes elsewhere; the survivors' own calls finish; the node started
+ * again serves. Real time, bounded: the whole file takes a few seconds.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { noteUri, NOTES_URI } from '../../examples/cluster/server.js';
