@@ -17,3 +17,4 @@ export { serveHttp } from './http/serve.js';
 export type { HttpServerHandle, ServeHttpOptions } from './http/serve.js';
 export { InMemoryEventStore } from './http/event-store.js';
 export type { EventStore, InMemoryEventStoreOptions, Replay, StoredEvent } from './http/event-store.js';
+export type { SessionDirectory, SessionRoute } from './http/session-directory.js';

@@ -24,6 +24,8 @@ import { loadRequestStateKeys } from './key-ring.js';
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 import { RedisPermitPool, type RedisPermitsOptions } from './permits.js';
+import { RedisEventStore } from './event-store.js';
+import { redisSessionDirectory, type RedisSessionDirectory } from './session-directory.js';
 
 export interface RedisClusterOptions {
   /** A URL, `{ cluster: [seed URLs] }` for Redis Cluster, or a link of your own (closed by you). */
@@ -43,6 +45,24 @@ export interface RedisClusterOptions {
   readonly requestStateKeys?: ReadonlyArray<string | Uint8Array>;
   /** Cluster-wide in-flight caps as leased permits (permits.ts); absent: none, each node only has its own bounds. */
   readonly permits?: RedisPermitsOptions;
+  /**
+   * Legacy sessions across nodes: where the other nodes reach this one's HTTP handler to relay requests for its
+   * sessions (e.g. `http://10.0.0.7:3000`); or call `advertise(url)` once it listens. Relay key, heartbeat: `legacy`.
+   */
+  readonly relayUrl?: string;
+  readonly legacy?: RedisLegacyOptions;
+}
+
+/** The session directory's and event store's options (session-directory.ts, event-store.ts). */
+export interface RedisLegacyOptions {
+  readonly heartbeatMs?: number;
+  /** How long a silent node counts as alive (the directory's ttlMs). */
+  readonly nodeTtlMs?: number;
+  readonly cacheMs?: number;
+  readonly relayKey?: Uint8Array;
+  readonly maxEventsPerSession?: number;
+  /** The event store's ttlMs. */
+  readonly eventTtlMs?: number;
 }
 
 export interface RedisClusterHandle {
@@ -53,6 +73,8 @@ export interface RedisClusterHandle {
   readonly serverOptions: Partial<ServerOptions>;
   /** Spread into createHttpHandler's / serveHttp's options. */
   readonly httpOptions: Partial<HttpHandlerOptions>;
+  /** Publishes where this node's HTTP handler is reached (its legacy sessions are relayed there); not needed with `relayUrl`. */
+  advertise(url: string): Promise<void>;
   /** Stops what this handle started and closes the connection it made. */
   close(): Promise<void>;
 }
@@ -73,6 +95,7 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
   const httpOptions: Partial<HttpHandlerOptions> = {};
   // Each shared store adds its fragment here (event bus, key ring, approval ledger, permits, sessions).
   const logger = options.logger;
+  let directory: RedisSessionDirectory;
   try {
     const eventBus = await createRedisEventBus({ link, keys, nodeId, ...(logger ? { logger } : {}) });
     closers.push(() => eventBus.close());
@@ -86,6 +109,14 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
       closers.push(() => permits.close());
       serverOptions.clusterPermits = permits;
     }
+    const { maxEventsPerSession, eventTtlMs, nodeTtlMs, heartbeatMs, cacheMs, relayKey } = options.legacy ?? {};
+    const onError = options.onError ?? (logger ? (err: unknown) => logger.warn({ err }, 'legacy session store') : undefined);
+    directory = await redisSessionDirectory({ link, keys, nodeId, heartbeatMs, ttlMs: nodeTtlMs, cacheMs, relayKey, onError });
+    const leave = directory;
+    closers.push(() => leave.close());
+    httpOptions.sessionDirectory = directory;
+    httpOptions.eventStore = new RedisEventStore({ link, keys, maxEventsPerSession, ttlMs: eventTtlMs, onError });
+    if (options.relayUrl !== undefined) await directory.advertise(options.relayUrl);
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     if (ownsLink) await link.close().catch(() => undefined);
@@ -97,6 +128,7 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     link,
     serverOptions,
     httpOptions,
+    advertise: (url) => directory.advertise(url),
     async close() {
       for (const close of closers.reverse()) await close();
       if (ownsLink) await link.close();

@@ -34,6 +34,13 @@ export interface HttpContext<Req extends RequestHead = never> {
   readonly readBody: BodySource<Req>;
   /** A writer on `res` that holds `sessionId` open until it closes. */
   openWriter(res: ResponseSink, sessionId: string): SseWriter;
+  /** The id of a new session: naming this node when there is a session directory. */
+  mintSessionId(prefix: 'mcp' | 'sse'): string;
+  /**
+   * A request naming `sessionId`, which this handler does not hold: relayed to the live node that does
+   * (`body` is what was read of it, if anything), or `notFound()` when there is none (or no directory).
+   */
+  relayOrNotFound(req: RequestHead, res: ResponseSink, sessionId: string, body: unknown, notFound: () => void): void;
   /** An unexpected failure while serving `res`: logged, then a 500 (or the connection cut, if the answer had started). */
   fail(res: ResponseSink, error: unknown): void;
 }

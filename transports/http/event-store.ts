@@ -38,10 +38,18 @@ export interface EventStore {
    * data is a cursor only (a stream's priming event): resumable, never replayed.
    */
   append(sessionId: string, streamId: string, data: string | null): string;
-  /** The events after `lastEventId` on its stream; undefined when the id is unknown or evicted. */
-  replayAfter(sessionId: string, lastEventId: string): Replay | undefined;
+  /**
+   * The events after `lastEventId` on its stream; undefined when the id is unknown or evicted. A shared store
+   * (another process) may answer with a promise: then set `shared`.
+   */
+  replayAfter(sessionId: string, lastEventId: string): Replay | undefined | PromiseLike<Replay | undefined>;
   /** Forgets a session's events (the session ended). */
   deleteSession(sessionId: string): void;
+  /**
+   * The store answers replays later (it is elsewhere): a stream whose reader falls behind then keeps what waits
+   * (bounded, then cut off, and the client resumes) instead of reading it back here.
+   */
+  readonly shared?: boolean;
 }
 
 export interface InMemoryEventStoreOptions {

@@ -21,7 +21,6 @@ import type { Principal } from '../../lib/auth/principal.js';
 import { guardedObserver } from '../../lib/guarded.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../lib/server.js';
-import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { sendChallenge } from './authenticate.js';
@@ -78,7 +77,7 @@ export class LegacySseSession {
 /** `messagesPath` is where the client is told to POST, as it reaches this handler (a mount path included). */
 export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: RequestHead, res: ResponseSink, principal?: Principal): void {
   const peer = peerOf(req, ctx.options.trustedProxyHeader);
-  const admission = ctx.sessions.admit(peer, () => new LegacySseSession(mintConnId('sse'), ctx.server, peer, principal));
+  const admission = ctx.sessions.admit(peer, () => new LegacySseSession(ctx.mintSessionId('sse'), ctx.server, peer, principal));
   if ('refused' in admission) {
     refuse(res, 503, `Service Unavailable: ${admission.refused}`);
     return;
@@ -87,6 +86,10 @@ export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: Re
   const writer = ctx.openWriter(res, session.id);
   writer.onClose(() => ctx.sessions.remove(session.id));
   session.start(writer, `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
+}
+
+function sseSessionNotFound(res: ResponseSink): void {
+  refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
 }
 
 export function postLegacyMessage<Req extends RequestHead>(
@@ -98,8 +101,13 @@ export function postLegacyMessage<Req extends RequestHead>(
 ): void {
   const sessionId = query.get('sessionId');
   const session = sessionId === null ? undefined : ctx.sessions.get(sessionId);
+  if (session === undefined && sessionId !== null && ctx.options.sessionDirectory !== null) {
+    // Perhaps another node of the deployment holds the stream: the message goes there, read here first.
+    withJsonBody(ctx, req, res, (value) => ctx.relayOrNotFound(req, res, sessionId, value, () => sseSessionNotFound(res)));
+    return;
+  }
   if (!(session instanceof LegacySseSession) || !ownsSession(session, principal)) {
-    refuse(res, 404, 'Not Found: no live SSE session with that sessionId; open GET /sse first');
+    sseSessionNotFound(res);
     return;
   }
   ctx.sessions.touch(session.id);

@@ -9,6 +9,7 @@ import { AUTH_OPTION_NAMES, resolveTransportAuth, type ResolvedAuth, type Transp
 import { trustedProxyHeaderOption } from '../peer.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { DEFAULT_ALLOWED_HOSTS } from './origin-guard.js';
+import { isNodeId, type SessionDirectory } from './session-directory.js';
 
 /** The authentication options (authenticator, resource, authorizationServers, requiredScopes, requireAuthentication) are described in ../auth-options.ts. */
 export interface HttpHandlerOptions extends TransportAuthOptions {
@@ -40,6 +41,13 @@ export interface HttpHandlerOptions extends TransportAuthOptions {
   maxGetStreamsPerSession?: number;
   /** Where SSE events are kept for replay after Last-Event-ID. Default a bounded in-memory store. */
   eventStore?: EventStore;
+  /**
+   * Several nodes behind one address (session-directory.ts): sessions minted here name this node, and a request
+   * for a session another live node holds is relayed to it (relay.ts). Default none: this handler is alone.
+   */
+  sessionDirectory?: SessionDirectory;
+  /** How long a relay waits for the owner node to take the connection before the session counts as gone (404). Default 2000 ms. */
+  relayConnectTimeoutMs?: number;
   /** Host header names (optionally `name:port`) accepted; default the loopback names, any port. */
   allowedHosts?: readonly string[];
   /** Origin headers accepted (e.g. `https://app.example`); default any origin whose host is in allowedHosts. */
@@ -72,6 +80,8 @@ export interface ResolvedHttpOptions {
   readonly maxBacklogMessages: number;
   readonly maxGetStreamsPerSession: number;
   readonly eventStore: EventStore;
+  readonly sessionDirectory: SessionDirectory | null;
+  readonly relayConnectTimeoutMs: number;
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[] | null;
   readonly trustedProxyHeader: string | undefined;
@@ -84,7 +94,7 @@ export interface ResolvedHttpOptions {
 
 const KNOWN = new Set([
   'endpoint', 'healthPath', 'legacySse', 'maxSessions', 'maxSessionsPerPeer', 'sessionIdleTimeoutMs', 'maxBodyBytes', 'keepAliveMs',
-  'retryMs', 'maxStreamBufferBytes', 'streamStallTimeoutMs', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'allowedHosts', 'allowedOrigins',
+  'retryMs', 'maxStreamBufferBytes', 'streamStallTimeoutMs', 'maxBacklogMessages', 'maxGetStreamsPerSession', 'eventStore', 'sessionDirectory', 'relayConnectTimeoutMs', 'allowedHosts', 'allowedOrigins',
   'requireAuthorization', 'env', 'trustedProxyHeader', ...AUTH_OPTION_NAMES,
 ]);
 
@@ -124,6 +134,19 @@ function isEventStore(value: unknown): value is EventStore {
   );
 }
 
+function isSessionDirectory(value: unknown): value is SessionDirectory {
+  const directory = value as SessionDirectory;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    isNodeId(directory.nodeId) &&
+    directory.relayKey instanceof Uint8Array &&
+    directory.relayKey.length >= 16 &&
+    typeof directory.locate === 'function' &&
+    typeof directory.unreachable === 'function'
+  );
+}
+
 export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHttpOptions {
   if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'options must be an object');
   for (const key of Object.keys(options)) {
@@ -136,6 +159,9 @@ export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHt
   const legacyPaths = typeof legacy === 'object' ? legacy : {};
   if (options.eventStore !== undefined && !isEventStore(options.eventStore)) {
     throw new ConfigError('eventStore', 'eventStore must implement append, replayAfter and deleteSession');
+  }
+  if (options.sessionDirectory !== undefined && !isSessionDirectory(options.sessionDirectory)) {
+    throw new ConfigError('sessionDirectory', 'sessionDirectory must have a nodeId (letters, digits, _ and -), a relayKey of 16 bytes or more, locate and unreachable');
   }
   if (options.requireAuthorization !== undefined && typeof options.requireAuthorization !== 'boolean') {
     throw new ConfigError('requireAuthorization', 'requireAuthorization must be a boolean');
@@ -162,6 +188,8 @@ export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHt
     maxBacklogMessages: positiveInteger('maxBacklogMessages', options.maxBacklogMessages, 256),
     maxGetStreamsPerSession: positiveInteger('maxGetStreamsPerSession', options.maxGetStreamsPerSession, 4),
     eventStore: options.eventStore ?? new InMemoryEventStore(),
+    sessionDirectory: options.sessionDirectory ?? null,
+    relayConnectTimeoutMs: positiveInteger('relayConnectTimeoutMs', options.relayConnectTimeoutMs, 2000),
     allowedHosts: stringList('allowedHosts', options.allowedHosts) ?? DEFAULT_ALLOWED_HOSTS,
     allowedOrigins: stringList('allowedOrigins', options.allowedOrigins) ?? null,
     trustedProxyHeader: trustedProxyHeaderOption(options.trustedProxyHeader),

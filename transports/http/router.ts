@@ -32,10 +32,15 @@ import { hostAndOriginGuard } from './origin-guard.js';
 import { protectedResourceRoute } from './protected-resource.js';
 import { refuse, sendJson } from './responses.js';
 import { SessionTable } from './sessions.js';
+import type { Replay } from './event-store.js';
 import { SseWriter } from './sse-writer.js';
 import { handleDelete, handleGet, handlePost } from './streamable.js';
 import { modernEdge } from './classify-era.js';
 import { modernExchangesOf } from './modern-post.js';
+import { mintConnId } from '../conn-id.js';
+import { peerOf } from '../peer.js';
+import { RELAY_HEADER, RelayVerifier, relayRequest, signRelay } from './relay.js';
+import { ownerNodeOf, sessionIdOf } from './session-directory.js';
 
 export interface HttpHandlerStats {
   readonly sessions: number;
@@ -94,6 +99,12 @@ export function createHttpRouter<Req extends RequestHead>(
   const metadataRoute = auth === null ? null : protectedResourceRoute(auth, server.registry);
   const paths = new Set([resolved.endpoint, resolved.healthPath, resolved.ssePath, resolved.messagesPath, ...(metadataRoute?.paths ?? [])].filter((p) => p !== null));
   const writers = new Set<SseWriter>();
+  const directory = resolved.sessionDirectory;
+  const verifier = directory === null ? null : new RelayVerifier(directory.relayKey, directory.nodeId);
+  /** Where each MCP request was routed (the relay asks the owner for the same path). */
+  const targets = new WeakMap<Req, RequestTarget>();
+  /** Requests another node relayed here, verified: never relayed again. */
+  const relayed = new WeakSet<RequestHead>();
   let closed = false;
   const ctx: HttpContext<Req> = {
     server,
@@ -109,13 +120,13 @@ export function createHttpRouter<Req extends RequestHead>(
     readBody,
     openWriter(res, sessionId) {
       // A streamable session's events are all in the event store: a stream behind its reader reads them back from there.
-      const replayable = ctx.sessions.get(sessionId)?.kind === 'streamable';
+      const replayable = ctx.sessions.get(sessionId)?.kind === 'streamable' && resolved.eventStore.shared !== true;
       const writer = new SseWriter(res, {
         maxBufferedBytes: resolved.maxStreamBufferBytes,
         stallTimeoutMs: resolved.streamStallTimeoutMs,
         scheduler: server.scheduler,
         keepAlive,
-        backlog: replayable ? (afterId) => resolved.eventStore.replayAfter(sessionId, afterId)?.events : undefined,
+        backlog: replayable ? (afterId) => (resolved.eventStore.replayAfter(sessionId, afterId) as Replay | undefined)?.events : undefined,
       });
       const release = ctx.sessions.hold(sessionId);
       writers.add(writer);
@@ -125,6 +136,30 @@ export function createHttpRouter<Req extends RequestHead>(
         if (reason === 'cut-off') logger.warn({ sessionId }, 'SSE reader too slow: stream cut off');
       });
       return writer;
+    },
+    mintSessionId(prefix) {
+      const local = mintConnId(prefix);
+      return directory === null ? local : sessionIdOf(directory.nodeId, local);
+    },
+    relayOrNotFound(req, res, sessionId, body, notFound) {
+      const target = targets.get(req as Req);
+      const owner = ownerNodeOf(sessionId);
+      if (directory === null || target === undefined || relayed.has(req) || owner === undefined || owner === directory.nodeId) return notFound();
+      const search = target.url.indexOf('?');
+      // The owner is mounted as this node is: the path as it arrived, the mount path first.
+      const path = `${target.mount}${target.pathname}${search < 0 ? '' : target.url.slice(search)}`;
+      directory.locate(owner).then(
+        (route) => {
+          if (res.destroyed || res.headersSent) return;
+          if (route === undefined) return notFound();
+          const relayHeader = signRelay(directory.relayKey, directory.nodeId, route.nodeId, req.method ?? 'GET', peerOf(req, resolved.trustedProxyHeader), Date.now());
+          relayRequest(req, res, { route, path, body, relayHeader, connectTimeoutMs: resolved.relayConnectTimeoutMs, logger, unreachable: () => directory.unreachable(route) }, notFound);
+        },
+        (error: unknown) => {
+          logger.warn({ err: error, sessionId }, 'session directory lookup failed: the session counts as gone');
+          if (!res.destroyed && !res.headersSent) notFound();
+        },
+      );
     },
     fail(res, error) {
       logger.error({ err: error }, 'MCP HTTP handler failed');
@@ -137,6 +172,14 @@ export function createHttpRouter<Req extends RequestHead>(
     if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
     const guard = checkHostAndOrigin(req);
     if (!guard.ok) return refuse(res, 403, guard.reason);
+    const relayValue = verifier === null ? undefined : req.headers[RELAY_HEADER];
+    if (relayValue !== undefined) {
+      // Only a node of this deployment may say it relays: anything else naming the header is refused, never trusted.
+      const check = typeof relayValue !== 'string' ? { ok: false as const, reason: 'malformed relay header' } : verifier!.check(relayValue, req.method ?? 'GET', Date.now());
+      if (!check.ok) return refuse(res, 403, `Forbidden: ${check.reason}`);
+      relayed.add(req);
+      logger.debug({ fromNode: check.fromNode, peer: check.peer }, 'relayed request');
+    }
     const { pathname } = target;
     if (metadataRoute?.paths.has(pathname) === true) return metadataRoute.serve(req, res);
     // The modern era (classify-era.ts): a POST's body decides its era; GET/DELETE naming a modern revision without a session are 405.
@@ -159,6 +202,7 @@ export function createHttpRouter<Req extends RequestHead>(
   /** The MCP paths, for a request past authentication (`principal` undefined without an authenticator). */
   function routeMcp(req: Req, res: ResponseSink, target: RequestTarget, method: string, principal: Principal | undefined): void {
     if (closed) return refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
+    if (directory !== null) targets.set(req, target);
     switch (target.pathname) {
       case resolved.endpoint:
         if (method === 'POST') return handlePost(ctx, req, res, principal);

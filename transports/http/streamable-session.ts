@@ -24,7 +24,8 @@
  *
  * Every SSE event is appended to the event store under its stream, also when
  * the stream's connection has dropped, so `Last-Event-ID` can resume any
- * stream (POST or GET) from where the client lost it. Closing the session
+ * stream (POST or GET) from where the client lost it; a shared store's
+ * replay may arrive later (later-replay.ts). Closing the session
  * unsubscribes the connection: its parked calls are dropped, its workers
  * aborted.
  */
@@ -40,6 +41,7 @@ import { AuthenticatedMessage } from '../../lib/auth/authenticated.js';
 import type { Principal } from '../../lib/auth/principal.js';
 import type { McpServer } from '../../lib/server.js';
 import type { EventStore, Replay } from './event-store.js';
+import { isPromiseLike, LaterReplays } from './later-replay.js';
 import type { SseWriter } from './sse-writer.js';
 
 /** Where a JSON-mode POST's reply goes. */
@@ -118,6 +120,8 @@ export class StreamableSession {
   private readonly backlog: string[] = [];
   private streamCount = 0;
   private closed = false;
+  /** Resumptions waiting on a shared store's replay. */
+  private readonly laterReplays: LaterReplays;
   private readonly feed = (message: unknown): void => this.inbound.next(message);
   /** The revision the session's initialize negotiated (dates compare as strings). */
   private protocolVersion = '';
@@ -127,6 +131,7 @@ export class StreamableSession {
     private readonly deps: StreamableSessionDeps,
   ) {
     this.principal = deps.principal;
+    this.laterReplays = new LaterReplays(deps.maxBacklogMessages);
     this.subscription = deps.server
       .connect(id, this.inbound, { transport: 'http', peer: deps.peer, ...(deps.principal === undefined ? {} : { principal: deps.principal }) })
       .subscribe(guardedObserver(deps.logger, 'streamable HTTP', (message) => this.route(message)));
@@ -181,13 +186,33 @@ export class StreamableSession {
    * nothing to resume (a finished POST stream fully delivered): the caller
    * answers 204 and `writer` was not opened.
    */
-  listen(writer: SseWriter, lastEventId: string | undefined): boolean {
+  listen(writer: SseWriter, lastEventId: string | undefined): boolean | Promise<boolean> {
     const replay = lastEventId === undefined ? undefined : this.deps.store.replayAfter(this.id, lastEventId);
+    if (isPromiseLike(replay)) return this.resumeLater(writer, replay);
     if (replay !== undefined) return this.resume(writer, replay);
+    return this.openListener(writer);
+  }
+
+  private openListener(writer: SseWriter): true {
     const stream: GetStream = { kind: 'get', id: this.newStreamId(LISTENER_PREFIX), writer };
     writer.open();
     this.prime(stream, writer);
     this.attachListener(stream);
+    return true;
+  }
+
+  /** A replay a shared store answers later: nothing sent meanwhile falls between it and the live stream (later-replay.ts). */
+  private async resumeLater(writer: SseWriter, pending: PromiseLike<Replay | undefined>): Promise<boolean> {
+    const { replay, overflowed } = await this.laterReplays.await(pending);
+    if (this.closed || writer.closed) {
+      writer.end();
+      return true;
+    }
+    if (replay === undefined) return this.openListener(writer);
+    if (!overflowed) return this.resume(writer, replay);
+    writer.open();
+    for (const event of replay.events) writer.event(event);
+    writer.end();
     return true;
   }
 
@@ -292,6 +317,7 @@ export class StreamableSession {
 
   private emit(stream: PostStream | GetStream, data: string): void {
     const id = this.deps.store.append(this.id, stream.id, data);
+    this.laterReplays.sent(stream.id, id, data);
     stream.writer?.event({ id, data });
   }
 

@@ -26,7 +26,6 @@ import type { Principal } from '../../lib/auth/principal.js';
 import { invalidRequest } from '../../lib/errors.js';
 import { isModernProtocolVersion } from '../../lib/protocol/modern.js';
 import { classifyMessage } from '../../streams/classify-message.js';
-import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
 import { sendChallenge } from './authenticate.js';
 import type { HttpContext } from './context.js';
@@ -52,16 +51,27 @@ function isJsonContentType(req: RequestHead): boolean {
   return type === undefined || type === 'application/json' || type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-/** The session the request names (and its principal owns); answers 400/404 itself and returns undefined when there is none. */
-function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal: Principal | undefined): StreamableSession | undefined {
+function sessionNotFound(res: ResponseSink): void {
+  refuse(res, 404, 'Not Found: no live session with that Mcp-Session-Id (it ended or expired); initialize a new one');
+}
+
+/**
+ * The session the request names (and its principal owns); answers 400/404 itself and returns undefined when there
+ * is none here. A session another node of the deployment holds is relayed there (`body` is what was read of the request).
+ */
+function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal: Principal | undefined, body?: unknown): StreamableSession | undefined {
   const id = header(req, SESSION_HEADER);
   if (id === undefined) {
     refuse(res, 400, 'Bad Request: the Mcp-Session-Id header is required (initialize first to get one)');
     return undefined;
   }
   const session = ctx.sessions.get(id);
+  if (session === undefined) {
+    ctx.relayOrNotFound(req, res, id, body, () => sessionNotFound(res));
+    return undefined;
+  }
   if (!(session instanceof StreamableSession) || !ownsSession(session, principal)) {
-    refuse(res, 404, 'Not Found: no live session with that Mcp-Session-Id (it ended or expired); initialize a new one');
+    sessionNotFound(res);
     return undefined;
   }
   ctx.sessions.touch(id);
@@ -72,7 +82,7 @@ function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, pri
 function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal: Principal | undefined): StreamableSession | undefined {
   const peer = peerOf(req, ctx.options.trustedProxyHeader);
   const admission = ctx.sessions.admit(peer, () =>
-    new StreamableSession(mintConnId('mcp'), {
+    new StreamableSession(ctx.mintSessionId('mcp'), {
       server: ctx.server,
       store: ctx.options.eventStore,
       retryMs: ctx.options.retryMs,
@@ -124,7 +134,7 @@ function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: 
   const versionRefusal = legacyVersionRefusal(req);
   if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
   const initializing = message.kind === 'request' && message.method === 'initialize' && header(req, SESSION_HEADER) === undefined;
-  const session = initializing ? newSession(ctx, req, res, principal) : namedSession(ctx, req, res, principal);
+  const session = initializing ? newSession(ctx, req, res, principal) : namedSession(ctx, req, res, principal, value);
   if (session === undefined) return;
   const inbound = inboundFor(session, principal, value);
   if (message.kind !== 'request') {
@@ -174,7 +184,16 @@ export function handleGet(ctx: HttpContext, req: RequestHead, res: ResponseSink,
   const session = namedSession(ctx, req, res, principal);
   if (session === undefined) return;
   const writer = ctx.openWriter(res, session.id);
-  if (!session.listen(writer, header(req, 'last-event-id'))) sendEmpty(res, 204);
+  const served = session.listen(writer, header(req, 'last-event-id'));
+  if (served === false) sendEmpty(res, 204);
+  else if (served !== true) {
+    served.then(
+      (ok) => {
+        if (!ok) sendEmpty(res, 204);
+      },
+      (error: unknown) => ctx.fail(res, error),
+    );
+  }
 }
 
 export function handleDelete(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal?: Principal): void {
