@@ -222,8 +222,7 @@ export class McpServer {
         eraDecision: eraDecisionFor(options.era ?? defaultEraPolicy(state.transport), state.transport),
       };
       // A modern connection is sent replies, its requests' notifications and its listen streams only: no broadcasts.
-      const broadcasts$ = this.broadcasts.pipe(filter(() => origin.eraDecision?.pinned !== 'modern'));
-      const pushes = outbox(state, broadcasts$).subscribe((message) => subscriber.next(message));
+      const pushes = outbox(state, this.broadcasts, () => origin.eraDecision?.pinned !== 'modern').subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(
         this.core,
         origin,
