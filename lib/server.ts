@@ -411,6 +411,18 @@ export class McpServer {
   }
 
   /**
+   * For a transport about to end, on its own initiative, a connection it can
+   * still write to (stdio `close()`, a WebSocket the server closes): each of
+   * the connection's open subscriptions/listen streams ends with
+   * `notifications/cancelled` naming it (and `reason`), pushed to the
+   * connection now, and gets no reply. A connection already gone needs
+   * nothing: its streams end when it is unsubscribed.
+   */
+  cancelListens(connId: ConnId, reason: string): void {
+    this.core.listens.cancelConnection(connId, reason);
+  }
+
+  /**
    * Stops listening to the registry and ends every subscriptions/listen
    * stream with its graceful result (new ones are refused); connections are
    * ended by their own subscribers.
