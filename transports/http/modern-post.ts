@@ -1,9 +1,9 @@
 /**
  * Serving one modern (2026-07-28) POST statelessly: no session is minted,
  * named or held. The request gets a connection of its own to the server for
- * as long as it runs (`era: 'per-message'`, the HTTP peer as its fairness
- * key, so admission and per-peer fairness count it as any other call), and
- * nothing else.
+ * as long as it runs (McpServer.serveOne: per-message era, the HTTP peer as
+ * its fairness key, so admission and per-peer fairness count it as any other
+ * call), and nothing else.
  *
  * - The reply is one JSON body: 200, or 400 for -32021 (a capability the
  *   request did not declare), the one handler error the spec puts on HTTP.
@@ -15,15 +15,12 @@
  *   and a server-to-client request never goes out (the core answers a
  *   modern request's need for input in-band instead).
  * - The client closing the response is the cancellation: the connection is
- *   unsubscribed, which aborts the handler's signal, and nothing more is
- *   written.
+ *   ended, which aborts the handler's signal, and nothing more is written.
  *
  * `closeAll` (the handler closing) cancels every request in flight.
  */
 import type { Principal } from '../../lib/auth/principal.js';
-import { Observable, Subscription } from 'rxjs';
 import { MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
-import { guardedObserver } from '../../lib/guarded.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { relatedRequestOf } from '../../lib/protocol/related.js';
@@ -33,15 +30,6 @@ import type { HttpContext } from './context.js';
 import type { RequestHead, ResponseSink } from './exchange.js';
 import { refuse } from './responses.js';
 import type { SseWriter } from './sse-writer.js';
-
-/**
- * The request's inbound: its one message, then open until the exchange ends
- * (completing would be the peer gone). `concat(of(m), NEVER)` says the same
- * at several operator subscriptions a request.
- */
-function oneMessage(message: unknown): Observable<unknown> {
-  return new Observable<unknown>((subscriber) => subscriber.next(message));
-}
 
 function isReply(message: OutboundMessage): message is Extract<OutboundMessage, { id: JsonRpcId; error?: unknown }> {
   return !('method' in message);
@@ -60,7 +48,8 @@ function replyStatus(message: OutboundMessage): number {
 class ModernExchange {
   writer: SseWriter | undefined;
   over = false;
-  subscription: Subscription | undefined;
+  /** Ends the request's connection (set once serveOne has returned). */
+  end: (() => void) | undefined;
 
   constructor(
     private readonly owner: ModernExchanges,
@@ -76,7 +65,7 @@ class ModernExchange {
     if (this.over) return;
     this.over = true;
     this.owner.forget(this);
-    this.subscription?.unsubscribe();
+    this.end?.();
   };
 
   /** The handler closes. */
@@ -86,8 +75,8 @@ class ModernExchange {
     else refuse(this.res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
   }
 
-  /** A message of the connection (the observer's next; guarded by the caller). */
-  next(out: OutboundMessage): void {
+  /** A message of the request's connection (the core logs what this throws). */
+  readonly deliver = (out: OutboundMessage): void => {
     if (this.over) return;
     const data = encodeMessage(out);
     if (data === null) {
@@ -106,7 +95,7 @@ class ModernExchange {
       this.writer.open();
     }
     this.writer.event({ data });
-  }
+  };
 
   private answer(reply: OutboundMessage, data: string): void {
     this.finish();
@@ -139,12 +128,10 @@ export class ModernExchanges {
     this.inFlight.add(exchange);
     res.on('close', exchange.finish);
     const peer = peerOf(req, ctx.options.trustedProxyHeader);
-    const subscription = ctx.server
-      .connect(connId, oneMessage(message), { transport: 'http', era: 'per-message', peer, ...(principal === undefined ? {} : { principal }) })
-      .subscribe(guardedObserver(ctx.logger, 'modern streamable HTTP', exchange));
-    // Answered before subscribe returned (the common case: a synchronous handler): the connection goes now.
-    if (exchange.over) subscription.unsubscribe();
-    else exchange.subscription = subscription;
+    const end = ctx.server.serveOne(connId, message, { transport: 'http', peer, ...(principal === undefined ? {} : { principal }) }, exchange.deliver);
+    // Answered before serveOne returned (the common case: a synchronous handler): the connection goes now.
+    if (exchange.over) end();
+    else exchange.end = end;
   }
 
   /** @internal The exchange is over. */
