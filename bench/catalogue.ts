@@ -59,7 +59,10 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'stdio-modern-echo-c16',
     title: 'echo over stdio with 2026-07-28 requests (a server/discover probe, the _meta envelope on every request, no initialize), 16 outstanding; rxmcp legacy = the same over an initialized stdio connection',
   }),
-  echoScenario('http-modern', 1, ['sdk2', 'rxmcp', 'rxmcp-legacy']),
+  echoScenario('http-modern', 1, ['sdk2', 'rxmcp', 'rxmcp-legacy'], {
+    name: 'http-modern-echo-c1',
+    title: 'echo over Streamable HTTP with 2026-07-28 requests, 1 outstanding; rxmcp legacy = the same over a legacy session',
+  }),
   echoScenario('http-modern', 16, ['sdk2', 'rxmcp', 'rxmcp-legacy'], {
     name: 'http-modern-echo-c16',
     title: 'echo over Streamable HTTP with 2026-07-28 requests (the _meta envelope and the standard headers on every POST, no initialize, no session), 16 outstanding; rxmcp legacy = the same over a legacy session',
