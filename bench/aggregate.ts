@@ -1,8 +1,9 @@
 /**
  * From rounds to numbers: the median of each metric per server over the
  * rounds that succeeded, and the median of the per-round ratios
- * rxmcp/SDK and rxmcp/limit (a ratio within one round compares two runs
- * made seconds apart, so drift in machine load cancels out).
+ * rxmcp/SDK, rxmcp/SDK v2, rxmcp/limit and rxmcp modern/legacy (a ratio
+ * within one round compares two runs made seconds apart, so drift in
+ * machine load cancels out).
  */
 import type { ExtraColumn, Scenario } from './catalogue.js';
 import type { Measurement } from './driver/measurement.js';
@@ -98,6 +99,8 @@ export function summarize(scenario: Scenario, records: readonly RunRecord[]): Sc
   });
   const ratios = [
     scenario.servers.includes('sdk') ? ratio(records, metrics, 'rxmcp', 'sdk', 'rxmcp / SDK') : undefined,
+    scenario.servers.includes('sdk2') ? ratio(records, metrics, 'rxmcp', 'sdk2', 'rxmcp / SDK v2') : undefined,
+    scenario.servers.includes('rxmcp-legacy') ? ratio(records, metrics, 'rxmcp', 'rxmcp-legacy', 'modern / legacy (rxmcp)') : undefined,
     scenario.servers.includes('limit') ? ratio(records, metrics, 'rxmcp', 'limit', 'rxmcp / limit') : undefined,
     scenario.servers.includes('rxmcp-auth') ? ratio(records, metrics, 'rxmcp-auth', 'rxmcp', 'with auth / without') : undefined,
   ].filter((r): r is RatioSummary => r !== undefined);

@@ -2,7 +2,10 @@
  * Every scenario compare.ts knows: which servers it applies to, on which
  * wire, with what load in a full run and in a `--quick` one. The SDK has no
  * WebSocket server transport and the limit server speaks neither WebSocket
- * nor sessions, so those scenarios measure fewer servers.
+ * nor sessions, so those scenarios measure fewer servers. The modern-era
+ * scenarios (`*-modern-*`) run the SDK v2 server, rxmcp, and rxmcp on the
+ * legacy counterpart of the wire (`rxmcp-legacy`) in the same rounds, so
+ * `modern / legacy` compares two runs made seconds apart.
  */
 import type { Measurement } from './driver/measurement.js';
 import { runEcho } from './driver/scenarios/echo.js';
@@ -52,8 +55,18 @@ export const SCENARIOS: readonly Scenario[] = [
     title:
       'echo over Streamable HTTP, 16 outstanding, without and with JWT bearer authentication (RS256, JWKS served on 127.0.0.1 and cached): every request authenticated, its token verified once and then found in the cache of verified tokens',
   }),
-  echoScenario('http-modern', 1, ['rxmcp']),
-  echoScenario('http-modern', 16, ['rxmcp']),
+  echoScenario('stdio-modern', 16, ['sdk2', 'rxmcp', 'rxmcp-legacy'], {
+    name: 'stdio-modern-echo-c16',
+    title: 'echo over stdio with 2026-07-28 requests (a server/discover probe, the _meta envelope on every request, no initialize), 16 outstanding; rxmcp legacy = the same over an initialized stdio connection',
+  }),
+  echoScenario('http-modern', 1, ['sdk2', 'rxmcp', 'rxmcp-legacy'], {
+    name: 'http-modern-echo-c1',
+    title: 'echo over Streamable HTTP with 2026-07-28 requests, 1 outstanding; rxmcp legacy = the same over a legacy session',
+  }),
+  echoScenario('http-modern', 16, ['sdk2', 'rxmcp', 'rxmcp-legacy'], {
+    name: 'http-modern-echo-c16',
+    title: 'echo over Streamable HTTP with 2026-07-28 requests (the _meta envelope and the standard headers on every POST, no initialize, no session), 16 outstanding; rxmcp legacy = the same over a legacy session',
+  }),
   echoScenario('ws', 1, ['rxmcp']),
   echoScenario('ws', 16, ['rxmcp']),
   {

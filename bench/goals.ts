@@ -1,5 +1,5 @@
 /**
- * The targets issues 5 and 10 set for rxmcp, checked against a run's summaries.
+ * The targets issues 5, 9 and 10 set for rxmcp, checked against a run's summaries.
  * They are reported, never enforced: a bench run does not fail on a miss.
  */
 import type { ScenarioSummary } from './aggregate.js';
@@ -39,6 +39,11 @@ export const GOALS: readonly Goal[] = [
   { scenario: 'http-echo-c16', text: 'HTTP echo C=16 peak RSS, rxmcp / SDK', value: ratioOf('rxmcp / SDK', 'peak RSS MB'), atMost: 0.7 },
   { scenario: 'stdio-sleep-1000', text: '1000 x sleep 50: spread / 50 ms (rxmcp)', value: rxmcpMetric('spread / 50 ms'), atMost: 1.3 },
   { scenario: 'ws-idle-10k', text: 'idle WebSocket KB per connection (rxmcp)', value: rxmcpMetric('KB / connection'), atMost: 20 },
+  // Issue 9: the modern era costs no more than the legacy one on the same transport.
+  { scenario: 'stdio-modern-echo-c16', text: 'stdio echo C=16 CPU/call, modern / legacy (issue 9)', value: ratioOf('modern / legacy (rxmcp)', 'CPU µs/call'), atMost: 1 },
+  { scenario: 'stdio-modern-echo-c16', text: 'stdio echo C=16 calls/s, modern / legacy (issue 9)', value: ratioOf('modern / legacy (rxmcp)', 'calls/s'), atLeast: 1 },
+  { scenario: 'http-modern-echo-c16', text: 'HTTP echo C=16 CPU/call, modern / legacy (issue 9)', value: ratioOf('modern / legacy (rxmcp)', 'CPU µs/call'), atMost: 1 },
+  { scenario: 'http-modern-echo-c16', text: 'HTTP echo C=16 calls/s, modern / legacy (issue 9)', value: ratioOf('modern / legacy (rxmcp)', 'calls/s'), atLeast: 1 },
   { scenario: 'http-echo-auth-c16', text: 'HTTP echo C=16 CPU/call, with JWT auth / without (issue 10)', value: ratioOf('with auth / without', 'CPU µs/call'), atMost: 1.3 },
 ];
 

@@ -25,7 +25,7 @@ import { DeadlineQueue } from '../streams/deadline-queue.js';
 import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor } from '../streams/era-decision.js';
 import { ListenHub } from '../streams/listen-hub.js';
 import { dispatch } from '../streams/dispatch.js';
-import { outbox } from '../streams/outbox.js';
+import { accepts, outbox } from '../streams/outbox.js';
 import { ParkingLot } from '../streams/parking.js';
 import { approvalCounts, approvalDeps } from '../streams/approval-setup.js';
 import { createTracing } from '../streams/tracing.js';
@@ -228,8 +228,7 @@ export class McpServer {
         eraDecision: eraDecisionFor(options.era ?? defaultEraPolicy(state.transport), state.transport),
       };
       // A modern connection is sent replies, its requests' notifications and its listen streams only: no broadcasts.
-      const broadcasts$ = this.broadcasts.pipe(filter(() => origin.eraDecision?.pinned !== 'modern'));
-      const pushes = outbox(state, broadcasts$).subscribe((message) => subscriber.next(message));
+      const pushes = outbox(state, this.broadcasts, () => origin.eraDecision?.pinned !== 'modern').subscribe((message) => subscriber.next(message));
       const replies = new ConnectionReplies(
         this.core,
         origin,
@@ -243,6 +242,45 @@ export class McpServer {
         this.connections.detach(state);
       };
     });
+  }
+
+  /**
+   * @internal One message on a connection of its own that lasts until the
+   * returned function is called (a stateless transport: modern Streamable
+   * HTTP makes one per POST). The same as `connect(connId, <message, then
+   * open>, { ...options, era: 'per-message' })` without its Observable
+   * plumbing, and without broadcasts (a one-request connection is sent none:
+   * they are about no request of its). `deliver` gets the reply and the
+   * connection's pushes (the request's notifications, its listen stream);
+   * what it throws is logged. Ending cancels whatever still runs.
+   */
+  serveOne(connId: ConnId, message: unknown, options: ConnectOptions, deliver: (message: OutboundMessage) => void): () => void {
+    const principal = this.checkPrincipal(options.principal);
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
+    const eraDecision = eraDecisionFor('per-message', state.transport);
+    const { peer, transport } = state;
+    const origin: Origin =
+      state.principal === undefined
+        ? { connId, transport, peer, mode: 'reply', eraDecision }
+        : { connId, transport, peer, principal: state.principal, mode: 'reply', eraDecision };
+    const logger = this.options.logger;
+    const safely = (out: OutboundMessage): void => {
+      try {
+        deliver(out);
+      } catch (err) {
+        logSafely(logger, 'error', { err, connId }, 'a message could not be delivered; dropped');
+      }
+    };
+    const pushes = state.pushes.subscribe((out) => {
+      if (accepts(state, out)) safely(out);
+    });
+    const replies = new ConnectionReplies(this.core, origin, safely, () => {});
+    replies.next(message);
+    return () => {
+      replies.stop();
+      pushes.unsubscribe();
+      this.connections.detach(state);
+    };
   }
 
   /**
@@ -418,6 +456,18 @@ export class McpServer {
 
   get logger() {
     return this.options.logger;
+  }
+
+  /**
+   * For a transport about to end, on its own initiative, a connection it can
+   * still write to (stdio `close()`, a WebSocket the server closes): each of
+   * the connection's open subscriptions/listen streams ends with
+   * `notifications/cancelled` naming it (and `reason`), pushed to the
+   * connection now, and gets no reply. A connection already gone needs
+   * nothing: its streams end when it is unsubscribed.
+   */
+  cancelListens(connId: ConnId, reason: string): void {
+    this.core.listens.cancelConnection(connId, reason);
   }
 
   /**

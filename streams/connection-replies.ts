@@ -14,9 +14,20 @@
  */
 import type { Observable, Subscription } from 'rxjs';
 import { AuthenticatedMessage } from '../lib/auth/authenticated.js';
+import type { Principal } from '../lib/auth/principal.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { dispatch } from './dispatch.js';
 import type { Origin, ServerCore } from './server-core.js';
+
+/**
+ * `origin` under another principal. Written out, not `{ ...origin, principal }`:
+ * V8 takes a slow path (about a microsecond) on a spread followed by more
+ * properties, and an authenticated transport does this per request.
+ */
+function withPrincipalOf(origin: Origin, principal: Principal): Origin {
+  const { connId, transport, peer, mode, eraDecision } = origin;
+  return eraDecision === undefined ? { connId, transport, peer, principal, mode } : { connId, transport, peer, principal, mode, eraDecision };
+}
 
 class CallInFlight {
   finished = false;
@@ -65,7 +76,7 @@ export class ConnectionReplies {
         this.core.options.logger.error({ connId: origin.connId }, 'a message authenticated as another principal than its connection was dropped');
         return;
       }
-      if (message.principal !== origin.principal) origin = { ...origin, principal: message.principal };
+      if (message.principal !== origin.principal) origin = withPrincipalOf(origin, message.principal);
       message = message.message;
     }
     const call = new CallInFlight(this);

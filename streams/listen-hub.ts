@@ -15,6 +15,8 @@
  * - The bus is subscribed while at least one stream is open, and not at
  *   all otherwise.
  * - `dropConnection` ends a gone connection's streams without a word;
+ *   `cancelConnection` ends a live connection's streams with
+ *   notifications/cancelled (its transport is about to end it);
  *   `shutdown` ends every stream gracefully and refuses new ones.
  */
 import type { ConnId } from '../lib/context.js';
@@ -32,6 +34,8 @@ export interface ListenSink {
   end(): void;
   /** The connection is gone: the stream ends without a word. */
   drop(): void;
+  /** The server tears the stream down on a connection that still carries output: notifications/cancelled, no reply. */
+  cancel(reason: string): void;
 }
 
 export interface ListenLimits {
@@ -155,6 +159,16 @@ export class ListenHub {
     for (const entry of [...mine.byId.values()]) {
       this.close(entry);
       this.safely(() => entry.sink.drop(), 'a listen stream failed to end');
+    }
+  }
+
+  /** The connection is about to be ended by its transport: its streams end with notifications/cancelled. */
+  cancelConnection(connId: ConnId, reason: string): void {
+    const mine = this.connections.get(connId);
+    if (mine === undefined) return;
+    for (const entry of [...mine.byId.values()]) {
+      this.close(entry);
+      this.safely(() => entry.sink.cancel(reason), 'a listen stream failed to end');
     }
   }
 

@@ -19,6 +19,12 @@
  *   or the connection gone): nothing more is sent for it, not even a reply;
  * - the server shuts down: the reply is the graceful close
  *   `{ resultType: "complete", _meta: { subscriptionId } }`;
+ * - a transport ends, on its own initiative, a connection it can still
+ *   write to (McpServer.cancelListens): `notifications/cancelled` naming
+ *   the listen id goes out on the connection, and no reply (2026-07-28,
+ *   basic/patterns/cancellation: "A server MUST send notifications/cancelled
+ *   referencing a subscriptions/listen request ID when it tears down that
+ *   subscription stream");
  * - the connection's last subscriber leaves: it ends with no reply.
  */
 import { Observable, type Subscriber } from 'rxjs';
@@ -34,6 +40,11 @@ import type { RequestScope, ServerCore } from './server-core.js';
 /** The graceful close of a listen stream: its reply when the server ends it. */
 export function listenClosed(id: JsonRpcId): JsonRpcResponse {
   return resultResponse(id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: id } });
+}
+
+/** The non-graceful end of a listen stream the server tears down: the one notifications/cancelled a server may send. */
+export function listenCancelled(id: JsonRpcId, reason: string): JsonRpcNotification {
+  return streamMessage(id, 'notifications/cancelled', { requestId: id, reason });
 }
 
 /** A message of the stream `id`: tagged in `_meta`, marked for the outbox and for per-request routing. */
@@ -92,6 +103,13 @@ class ActiveListen implements ListenSink {
   drop(): void {
     if (this.ended) return;
     this.ended = true;
+    this.subscriber.complete();
+  }
+
+  cancel(reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.core.connections.push(this.scope.connId, listenCancelled(this.scope.id, reason));
     this.subscriber.complete();
   }
 

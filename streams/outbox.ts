@@ -5,7 +5,7 @@
  * did not subscribe). A subscriptions/listen stream's messages pass as they
  * are: that stream's filter chose them.
  */
-import { filter, merge, type Observable } from 'rxjs';
+import { Observable, type Observer } from 'rxjs';
 import { passesLevel } from '../lib/log-levels.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { isListenMessage } from '../lib/protocol/subscription.js';
@@ -23,6 +23,41 @@ export function accepts(state: ConnectionState, message: OutboundMessage): boole
   return true;
 }
 
-export function outbox(state: ConnectionState, broadcasts$: Observable<OutboundMessage>): Observable<OutboundMessage> {
-  return merge(state.pushes, broadcasts$).pipe(filter((message) => accepts(state, message)));
+/**
+ * `merge(state.pushes, broadcasts$).pipe(filter(accepts))`, written out: a
+ * stateless HTTP request is a connection of its own, so this runs once per
+ * request, and two subscriptions cost less than four operator ones.
+ * `wantsBroadcasts` is asked per broadcast (a connection pinned modern takes
+ * none). Completes when both sources have; an error ends it.
+ */
+export function outbox(
+  state: ConnectionState,
+  broadcasts$: Observable<OutboundMessage>,
+  wantsBroadcasts: () => boolean = () => true,
+): Observable<OutboundMessage> {
+  return new Observable<OutboundMessage>((subscriber) => {
+    let open = 2;
+    const done = (): void => {
+      open -= 1;
+      if (open === 0) subscriber.complete();
+    };
+    const fail = (error: unknown): void => subscriber.error(error);
+    const pushes: Observer<OutboundMessage> = {
+      next: (message) => {
+        if (accepts(state, message)) subscriber.next(message);
+      },
+      error: fail,
+      complete: done,
+    };
+    const broadcasts: Observer<OutboundMessage> = {
+      next: (message) => {
+        if (wantsBroadcasts() && accepts(state, message)) subscriber.next(message);
+      },
+      error: fail,
+      complete: done,
+    };
+    const subscription = state.pushes.subscribe(pushes);
+    subscription.add(broadcasts$.subscribe(broadcasts));
+    return subscription;
+  });
 }

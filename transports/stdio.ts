@@ -204,6 +204,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       if (finished) return;
       // Paused, our end of stdin no longer keeps the process alive.
       input.pause();
+      // We end a connection that still has its output: its listen streams are told (finish flushes it).
+      server.cancelListens(connId, 'the server closed the connection');
       finish();
     },
   };

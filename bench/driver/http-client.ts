@@ -9,10 +9,12 @@
  * whose fragment is `#bearer=<token>` (the bench servers' convention for an
  * authenticated run) has every request sent with `Authorization: Bearer`.
  *
- * `modern`: every request is a 2026-07-28 one (the `_meta` envelope and the
- * standard headers: MCP-Protocol-Version, Mcp-Method, Mcp-Name), no session.
+ * `modern`: every request is a 2026-07-28 one (the `_meta` envelope of
+ * modern-meta.ts and the standard headers: MCP-Protocol-Version, Mcp-Method,
+ * Mcp-Name), no session.
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { MODERN_PROTOCOL_VERSION, withModernMeta } from './modern-meta.js';
 import { isReply, type JsonRpcId, type JsonRpcReply, type RpcClient } from './rpc-client.js';
 import { SseReader } from './sse-reader.js';
 
@@ -63,18 +65,8 @@ function replyFromSse(response: IncomingMessage, id: JsonRpcId): Promise<JsonRpc
   });
 }
 
-const MODERN = '2026-07-28';
-
-function withModernMeta(params: unknown): Record<string, unknown> {
-  const base = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
-  return {
-    ...base,
-    _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
-  };
-}
-
 function modernHeaders(method: string, params: unknown): Record<string, string> {
-  const headers: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method };
+  const headers: Record<string, string> = { 'MCP-Protocol-Version': MODERN_PROTOCOL_VERSION, 'Mcp-Method': method };
   const name = (params as { name?: unknown; uri?: unknown } | undefined)?.name ?? (params as { uri?: unknown } | undefined)?.uri;
   if (typeof name === 'string') headers['Mcp-Name'] = name;
   return headers;

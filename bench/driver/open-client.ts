@@ -1,7 +1,9 @@
 /**
- * A client for a server on a wire, initialized when the server speaks MCP.
- * stdio needs the spawned child's pipes; http and ws need its URL. HTTP
- * clients share the caller's keep-alive Agent.
+ * A client for a server on a wire, initialized when the server speaks MCP
+ * on a legacy wire. A modern wire has no initialize: HTTP is stateless, and
+ * stdio opens with a `server/discover` probe (which must be answered with a
+ * result). stdio needs the spawned child's pipes; http and ws need its URL.
+ * HTTP clients share the caller's keep-alive Agent.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Agent } from 'node:http';
@@ -23,11 +25,18 @@ export interface Reachable {
   readonly url?: string | undefined;
 }
 
+async function discover(client: RpcClient): Promise<RpcClient> {
+  const reply = await client.request('server/discover', {});
+  if (reply.error !== undefined) throw new Error(`server/discover failed: ${reply.error.code} ${reply.error.message}`);
+  return client;
+}
+
 export async function openClient(endpoint: Endpoint, server: Reachable, agent?: Agent): Promise<RpcClient> {
   let client: RpcClient;
-  if (endpoint.wire === 'stdio') {
+  if (endpoint.wire === 'stdio' || endpoint.wire === 'stdio-modern') {
     if (server.child === undefined) throw new Error('a stdio client needs a spawned server');
-    client = new StdioClient(server.child.stdin, server.child.stdout);
+    client = new StdioClient(server.child.stdin, server.child.stdout, endpoint.wire === 'stdio-modern');
+    if (endpoint.wire === 'stdio-modern') return discover(client);
   } else if (server.url === undefined) {
     throw new Error(`a ${endpoint.wire} client needs a url`);
   } else if (endpoint.wire === 'http' || endpoint.wire === 'http-modern') {

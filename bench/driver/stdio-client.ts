@@ -2,9 +2,11 @@
  * A minimal newline-JSON client over a child's stdin/stdout: no schema
  * checks, no SDK, so the driver costs as little as possible per call. A
  * stdout line that is not JSON is ignored (a server may not print junk, but
- * the driver is not the judge of that).
+ * the driver is not the judge of that). `modern`: every request carries the
+ * 2026-07-28 `_meta` envelope (modern-meta.ts).
  */
 import type { Readable, Writable } from 'node:stream';
+import { withModernMeta } from './modern-meta.js';
 import { PendingReplies, type JsonRpcReply, type RpcClient } from './rpc-client.js';
 
 export class StdioClient implements RpcClient {
@@ -14,6 +16,7 @@ export class StdioClient implements RpcClient {
   constructor(
     private readonly input: Writable,
     output: Readable,
+    private readonly modern = false,
   ) {
     output.setEncoding('utf8');
     output.on('data', (chunk: string) => this.onData(chunk));
@@ -23,7 +26,8 @@ export class StdioClient implements RpcClient {
 
   request(method: string, params?: unknown): Promise<JsonRpcReply> {
     const { id, reply } = this.pending.open();
-    this.input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    const sent = this.modern ? withModernMeta(params) : params;
+    this.input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: sent })}\n`);
     return reply;
   }
 

@@ -1,15 +1,26 @@
 /**
- * Which server a run measures and how it is started: the SDK reference,
- * rxmcp, rxmcp with JWT bearer authentication (`rxmcp-auth`: the same
- * script with `--auth`), or the limit server, on one wire. The scripts are
- * the compiled siblings under dist/bench/servers/ (benchmarks run from dist).
+ * Which server a run measures and how it is started: the SDK v1 reference
+ * (legacy era), the SDK v2 reference (`sdk2`, modern era), rxmcp, rxmcp with
+ * JWT bearer authentication (`rxmcp-auth`: the same script with `--auth`),
+ * rxmcp on the legacy counterpart of a modern wire (`rxmcp-legacy`: a
+ * modern scenario's baseline, same script, initialize and a session), or
+ * the limit server, on one wire. The scripts are the compiled siblings under
+ * dist/bench/servers/ (benchmarks run from dist).
  */
 import { fileURLToPath } from 'node:url';
 import type { ServerCommand } from './server-process.js';
 
-export type ServerKind = 'sdk' | 'rxmcp' | 'rxmcp-auth' | 'limit';
-/** `http-modern`: Streamable HTTP with 2026-07-28 requests (stateless: no initialize, no session). */
-export type Wire = 'stdio' | 'http' | 'http-modern' | 'ws';
+export type ServerKind = 'sdk' | 'sdk2' | 'rxmcp' | 'rxmcp-auth' | 'rxmcp-legacy' | 'limit';
+/**
+ * `http-modern`: Streamable HTTP with 2026-07-28 requests (stateless: no
+ * initialize, no session); `stdio-modern`: one stdio connection whose
+ * requests are 2026-07-28 ones (a server/discover probe, no initialize).
+ */
+export type Wire = 'stdio' | 'stdio-modern' | 'http' | 'http-modern' | 'ws';
+
+/** The legacy wire a modern one is measured against, and the transport each runs on. */
+const LEGACY_OF: Partial<Record<Wire, Wire>> = { 'http-modern': 'http', 'stdio-modern': 'stdio' };
+const TRANSPORT_OF: Record<Wire, 'stdio' | 'http' | 'ws'> = { stdio: 'stdio', 'stdio-modern': 'stdio', http: 'http', 'http-modern': 'http', ws: 'ws' };
 
 export interface Target {
   readonly kind: ServerKind;
@@ -21,8 +32,10 @@ export interface Target {
 
 const SCRIPTS: Record<ServerKind, string> = {
   sdk: 'sdk-reference.js',
+  sdk2: 'sdk2-reference.js',
   rxmcp: 'rxmcp.js',
   'rxmcp-auth': 'rxmcp.js',
+  'rxmcp-legacy': 'rxmcp.js',
   limit: 'limit.js',
 };
 
@@ -31,8 +44,10 @@ const KIND_ARGS: Partial<Record<ServerKind, readonly string[]>> = { 'rxmcp-auth'
 
 export const SERVER_LABELS: Record<ServerKind, string> = {
   sdk: 'SDK 1.32.2',
+  sdk2: 'SDK v2 2.4.0',
   rxmcp: 'rxmcp',
   'rxmcp-auth': 'rxmcp + JWT bearer auth',
+  'rxmcp-legacy': 'rxmcp, legacy era (same transport)',
   limit: 'limit (plain Node)',
 };
 
@@ -40,11 +55,13 @@ export function serverScript(kind: ServerKind): string {
   return fileURLToPath(new URL(`../servers/${SCRIPTS[kind]}`, import.meta.url));
 }
 
-export function target(kind: ServerKind, wire: Wire, extraArgs: readonly string[] = []): Target {
+export function target(kind: ServerKind, scenarioWire: Wire, extraArgs: readonly string[] = []): Target {
+  const wire = kind === 'rxmcp-legacy' ? (LEGACY_OF[scenarioWire] ?? scenarioWire) : scenarioWire;
+  const transport = TRANSPORT_OF[wire];
   return {
     kind,
     wire,
     mcp: kind !== 'limit',
-    command: { argv: ['node', serverScript(kind), '--transport', wire === 'http-modern' ? 'http' : wire, ...(KIND_ARGS[kind] ?? []), ...extraArgs], wire: wire === 'stdio' ? 'stdio' : 'network' },
+    command: { argv: ['node', serverScript(kind), '--transport', transport, ...(KIND_ARGS[kind] ?? []), ...extraArgs], wire: transport === 'stdio' ? 'stdio' : 'network' },
   };
 }

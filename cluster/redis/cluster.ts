@@ -23,9 +23,9 @@ import { createRedisEventBus } from './event-bus.js';
 import { loadRequestStateKeys } from './key-ring.js';
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
+import { RedisPermitPool, type RedisPermitsOptions } from './permits.js';
 import { RedisEventStore } from './event-store.js';
 import { redisSessionDirectory, type RedisSessionDirectory } from './session-directory.js';
-import { RedisPermitPool, type RedisPermitsOptions } from './permits.js';
 
 export interface RedisClusterOptions {
   /** A URL, `{ cluster: [seed URLs] }` for Redis Cluster, or a link of your own (closed by you). */
@@ -43,14 +43,14 @@ export interface RedisClusterOptions {
    * (which is then neither read nor created); see cluster/redis/key-ring.ts.
    */
   readonly requestStateKeys?: ReadonlyArray<string | Uint8Array>;
+  /** Cluster-wide in-flight caps as leased permits (permits.ts); absent: none, each node only has its own bounds. */
+  readonly permits?: RedisPermitsOptions;
   /**
    * Legacy sessions across nodes: where the other nodes reach this one's HTTP handler to relay requests for its
    * sessions (e.g. `http://10.0.0.7:3000`); or call `advertise(url)` once it listens. Relay key, heartbeat: `legacy`.
    */
   readonly relayUrl?: string;
   readonly legacy?: RedisLegacyOptions;
-  /** Cluster-wide in-flight caps as leased permits (permits.ts); absent: none, each node only has its own bounds. */
-  readonly permits?: RedisPermitsOptions;
 }
 
 /** The session directory's and event store's options (session-directory.ts, event-store.ts). */
@@ -103,6 +103,12 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     serverOptions.requestStateKeys = options.requestStateKeys ?? (await loadRequestStateKeys(link, keys, logger ? { logger } : {}));
     // MRTR approval tickets: issued on one node, redeemed exactly once on any; caps cluster-wide (legacy parking stays per node).
     serverOptions.approvalLedger = redisApprovalLedger({ link, keys });
+    // In-flight caps cluster-wide as leased permits (opt-in); maxInFlight and its shares stay per node.
+    if (options.permits !== undefined) {
+      const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits, ...(logger ? { logger } : {}) });
+      closers.push(() => permits.close());
+      serverOptions.clusterPermits = permits;
+    }
     const { maxEventsPerSession, eventTtlMs, nodeTtlMs, heartbeatMs, cacheMs, relayKey } = options.legacy ?? {};
     const onError = options.onError ?? (logger ? (err: unknown) => logger.warn({ err }, 'legacy session store') : undefined);
     directory = await redisSessionDirectory({ link, keys, nodeId, heartbeatMs, ttlMs: nodeTtlMs, cacheMs, relayKey, onError });
@@ -111,12 +117,6 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     httpOptions.sessionDirectory = directory;
     httpOptions.eventStore = new RedisEventStore({ link, keys, maxEventsPerSession, ttlMs: eventTtlMs, onError });
     if (options.relayUrl !== undefined) await directory.advertise(options.relayUrl);
-    // In-flight caps cluster-wide as leased permits (opt-in); maxInFlight and its shares stay per node.
-    if (options.permits !== undefined) {
-      const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits, ...(logger ? { logger } : {}) });
-      closers.push(() => permits.close());
-      serverOptions.clusterPermits = permits;
-    }
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     if (ownsLink) await link.close().catch(() => undefined);

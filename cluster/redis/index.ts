@@ -9,7 +9,7 @@ export { connectRedis, type RedisTarget, type ConnectRedisOptions } from './conn
 export { redisCluster, type RedisClusterOptions, type RedisClusterHandle, type RedisLegacyOptions } from './cluster.js';
 export { RedisEventBus, createRedisEventBus, DEFAULT_MAX_BUS_MESSAGE_BYTES, type RedisEventBusOptions } from './event-bus.js';
 export { loadRequestStateKeys, rotateRequestStateKey, requestStateKeysKey, type KeyRingOptions, type RotateOptions } from './key-ring.js';
-export { redisSessionDirectory, type RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';
-export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
 export { RedisApprovalLedger, redisApprovalLedger, type RedisApprovalLedgerOptions } from './approval-ledger.js';
 export { RedisPermitPool, permitKeys, type RedisPermitPoolOptions, type RedisPermitsOptions } from './permits.js';
+export { redisSessionDirectory, type RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';
+export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';

@@ -2,13 +2,15 @@
  * How a listen stream ends, on a virtual clock: notifications/cancelled
  * naming it (nothing after, not even a reply), the connection gone (no reply,
  * nothing kept), the server shutting down (the graceful complete result as
- * the reply, later listens refused). Whatever the way, the server holds no
- * stream and the bus no subscriber afterwards.
+ * the reply, later listens refused), a transport ending a connection it can
+ * still write to (the server's notifications/cancelled naming each stream,
+ * no reply). Whatever the way, the server holds no stream and the bus no
+ * subscriber afterwards.
  */
 import { describe, expect, test } from 'vitest';
 import { InMemoryEventBus, type JsonRpcResponse, type OutboundMessage } from '../../lib/index.js';
 import { newTestScheduler } from '../marbles/harness.js';
-import { ack, cancelled, closedResult, listen, listenServer, modernOnly, onStream, toolsChanged, type Msg } from './harness.js';
+import { ack, cancelled, closedResult, listen, listenServer, modernOnly, onStream, tagged, toolsChanged, type Msg } from './harness.js';
 
 const tool = (name: string) => ({ name, handler: () => name });
 
@@ -116,6 +118,43 @@ describe('subscriptions/listen: teardown', () => {
       });
     });
     expect([server.stats().listens, bus.size]).toEqual([0, 0]);
+  });
+
+  test('cancelListens (a transport ending a live connection): notifications/cancelled naming each stream, no reply, nothing after; other connections keep theirs', () => {
+    const ts = newTestScheduler();
+    const bus = new InMemoryEventBus();
+    let server!: ReturnType<typeof listenServer>;
+    ts.run(({ hot, expectObservable }) => {
+      server = listenServer(ts, { eventBus: bus });
+      ts.schedule(() => server.registry.registerTool(tool('x')), 3);
+      ts.schedule(() => server.cancelListens('c', 'bye'), 5);
+      ts.schedule(() => expect([server.stats().listens, bus.size]).toEqual([1, 1]), 6);
+      ts.schedule(() => server.registry.registerTool(tool('y')), 7);
+      const inbound = hot('-lm', { l: listen(1, { toolsListChanged: true }), m: listen('two', {}) });
+      const other = hot('-l', { l: listen(1, { toolsListChanged: true }) });
+      expectObservable(server.connect('c', inbound, { transport: 'memory' }).pipe(modernOnly)).toBe('-abt-(cd)', {
+        a: ack(1, { toolsListChanged: true }),
+        b: ack('two', {}),
+        t: toolsChanged(1),
+        c: tagged(1, 'notifications/cancelled', { requestId: 1, reason: 'bye' }),
+        d: tagged('two', 'notifications/cancelled', { requestId: 'two', reason: 'bye' }),
+      });
+      expectObservable(server.connect('o', other, { transport: 'memory' }).pipe(modernOnly)).toBe('-a-t---t', {
+        a: ack(1, { toolsListChanged: true }),
+        t: toolsChanged(1),
+      });
+    });
+    expect(server.stats().listens).toBe(1);
+  });
+
+  test('cancelListens on a connection without streams sends nothing', () => {
+    const ts = newTestScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const server = listenServer(ts);
+      ts.schedule(() => server.cancelListens('c', 'bye'), 2);
+      ts.schedule(() => server.cancelListens('nobody', 'bye'), 2);
+      expectObservable(server.connect('c', hot('-'), { transport: 'memory' })).toBe('');
+    });
   });
 
   test('after shutdown a new listen is refused before any acknowledgement', () => {

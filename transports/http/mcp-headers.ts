@@ -84,6 +84,23 @@ export function headerMarks(schema: unknown): Map<string, readonly string[]> {
   return marks;
 }
 
+/**
+ * headerMarks once per schema object: a tool's input schema is fixed when it
+ * is registered (its validator is compiled then, too), and the walk would
+ * otherwise run on every tools/call.
+ */
+const marksBySchema = new WeakMap<object, ReadonlyMap<string, readonly string[]>>();
+
+function cachedHeaderMarks(schema: unknown): ReadonlyMap<string, readonly string[]> {
+  if (typeof schema !== 'object' || schema === null) return headerMarks(schema);
+  let marks = marksBySchema.get(schema);
+  if (marks === undefined) {
+    marks = headerMarks(schema);
+    marksBySchema.set(schema, marks);
+  }
+  return marks;
+}
+
 function argumentAt(args: unknown, path: readonly string[]): unknown {
   let at = args;
   for (const key of path) {
@@ -102,7 +119,7 @@ function sameValue(header: string, argument: unknown): boolean {
 
 /** The `Mcp-Param-*` headers of a tools/call against its arguments, by the tool's input schema. */
 export function checkParamHeaders(req: RequestHead, inputSchema: unknown, args: unknown): string | null {
-  for (const [name, path] of headerMarks(inputSchema)) {
+  for (const [name, path] of cachedHeaderMarks(inputSchema)) {
     const argument = argumentAt(args, path);
     if (argument === undefined || argument === null) continue;
     const value = readHeader(req, `mcp-param-${name}`);

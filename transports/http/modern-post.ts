@@ -1,9 +1,9 @@
 /**
  * Serving one modern (2026-07-28) POST statelessly: no session is minted,
  * named or held. The request gets a connection of its own to the server for
- * as long as it runs (`era: 'per-message'`, the HTTP peer as its fairness
- * key, so admission and per-peer fairness count it as any other call), and
- * nothing else.
+ * as long as it runs (McpServer.serveOne: per-message era, the HTTP peer as
+ * its fairness key, so admission and per-peer fairness count it as any other
+ * call), and nothing else.
  *
  * - The reply is one JSON body: 200, or 400 for -32021 (a capability the
  *   request did not declare), the one handler error the spec puts on HTTP.
@@ -15,15 +15,12 @@
  *   and a server-to-client request never goes out (the core answers a
  *   modern request's need for input in-band instead).
  * - The client closing the response is the cancellation: the connection is
- *   unsubscribed, which aborts the handler's signal, and nothing more is
- *   written.
+ *   ended, which aborts the handler's signal, and nothing more is written.
  *
  * `closeAll` (the handler closing) cancels every request in flight.
  */
 import type { Principal } from '../../lib/auth/principal.js';
-import { concat, NEVER, of, Subscription } from 'rxjs';
 import { MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
-import { guardedObserver } from '../../lib/guarded.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { relatedRequestOf } from '../../lib/protocol/related.js';
@@ -43,8 +40,79 @@ function replyStatus(message: OutboundMessage): number {
   return error?.code === MISSING_REQUIRED_CLIENT_CAPABILITY ? 400 : 200;
 }
 
+/**
+ * One modern POST in flight: the connection's observer (its messages are
+ * routed here) and the exchange's end. One object per request, its methods
+ * shared, rather than a closure per step.
+ */
+class ModernExchange {
+  writer: SseWriter | undefined;
+  over = false;
+  /** Ends the request's connection (set once serveOne has returned). */
+  end: (() => void) | undefined;
+
+  constructor(
+    private readonly owner: ModernExchanges,
+    private readonly ctx: HttpContext,
+    private readonly res: ResponseSink,
+    private readonly connId: string,
+    private readonly requestId: JsonRpcId,
+    private readonly acceptsSse: boolean,
+  ) {}
+
+  /** The exchange is over (answered, peer gone, handler closed): the connection goes, which cancels what still runs. */
+  readonly finish = (): void => {
+    if (this.over) return;
+    this.over = true;
+    this.owner.forget(this);
+    this.end?.();
+  };
+
+  /** The handler closes. */
+  shutDown(): void {
+    this.finish();
+    if (this.writer !== undefined) this.writer.end();
+    else refuse(this.res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
+  }
+
+  /** A message of the request's connection (the core logs what this throws). */
+  readonly deliver = (out: OutboundMessage): void => {
+    if (this.over) return;
+    const data = encodeMessage(out);
+    if (data === null) {
+      this.ctx.logger.warn({ connId: this.connId }, 'unserialisable server message dropped');
+      return;
+    }
+    if (isReply(out)) return this.answer(out, data);
+    if ('id' in out) {
+      this.ctx.logger.warn({ connId: this.connId, method: out.method }, 'server-to-client request on a modern HTTP exchange dropped');
+      return;
+    }
+    if (!this.acceptsSse || relatedRequestOf(out) !== this.requestId) return;
+    if (this.writer === undefined) {
+      this.writer = this.ctx.openWriter(this.res, this.connId);
+      this.writer.onClose(this.finish);
+      this.writer.open();
+    }
+    this.writer.event({ data });
+  };
+
+  private answer(reply: OutboundMessage, data: string): void {
+    this.finish();
+    const { writer, res } = this;
+    if (writer !== undefined) {
+      writer.event({ data });
+      writer.end();
+      return;
+    }
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(replyStatus(reply), ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(data))]);
+    res.end(data);
+  }
+}
+
 export class ModernExchanges {
-  private readonly inFlight = new Set<() => void>();
+  private readonly inFlight = new Set<ModernExchange>();
 
   constructor(private readonly ctx: HttpContext) {}
 
@@ -56,67 +124,23 @@ export class ModernExchanges {
   serve(req: RequestHead, res: ResponseSink, message: unknown, requestId: JsonRpcId, acceptsSse: boolean, principal?: Principal): void {
     const { ctx } = this;
     const connId = mintConnId('mcp-modern');
-    const subscription = new Subscription();
-    let writer: SseWriter | undefined;
-    let over = false;
-
-    const finish = (): void => {
-      if (over) return;
-      over = true;
-      this.inFlight.delete(shutDown);
-      subscription.unsubscribe();
-    };
-    const shutDown = (): void => {
-      finish();
-      if (writer !== undefined) writer.end();
-      else refuse(res, 503, 'Service Unavailable: this MCP HTTP handler is closed');
-    };
-
-    const answer = (reply: OutboundMessage, data: string): void => {
-      finish();
-      if (writer !== undefined) {
-        writer.event({ data });
-        writer.end();
-        return;
-      }
-      if (res.headersSent || res.destroyed) return;
-      res.writeHead(replyStatus(reply), { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) });
-      res.end(data);
-    };
-
-    const route = (out: OutboundMessage): void => {
-      if (over) return;
-      const data = encodeMessage(out);
-      if (data === null) {
-        ctx.logger.warn({ connId }, 'unserialisable server message dropped');
-        return;
-      }
-      if (isReply(out)) return answer(out, data);
-      if ('id' in out) {
-        ctx.logger.warn({ connId, method: out.method }, 'server-to-client request on a modern HTTP exchange dropped');
-        return;
-      }
-      if (!acceptsSse || relatedRequestOf(out) !== requestId) return;
-      if (writer === undefined) {
-        writer = ctx.openWriter(res, connId);
-        writer.onClose(finish);
-        writer.open();
-      }
-      writer.event({ data });
-    };
-
-    this.inFlight.add(shutDown);
-    res.on('close', finish);
+    const exchange = new ModernExchange(this, ctx, res, connId, requestId, acceptsSse);
+    this.inFlight.add(exchange);
+    res.on('close', exchange.finish);
     const peer = peerOf(req, ctx.options.trustedProxyHeader);
-    subscription.add(
-      ctx.server
-        .connect(connId, concat(of(message), NEVER), { transport: 'http', era: 'per-message', peer, ...(principal === undefined ? {} : { principal }) })
-        .subscribe(guardedObserver(ctx.logger, 'modern streamable HTTP', route)),
-    );
+    const end = ctx.server.serveOne(connId, message, { transport: 'http', peer, ...(principal === undefined ? {} : { principal }) }, exchange.deliver);
+    // Answered before serveOne returned (the common case: a synchronous handler): the connection goes now.
+    if (exchange.over) end();
+    else exchange.end = end;
+  }
+
+  /** @internal The exchange is over. */
+  forget(exchange: ModernExchange): void {
+    this.inFlight.delete(exchange);
   }
 
   closeAll(): void {
-    for (const shutDown of [...this.inFlight]) shutDown();
+    for (const exchange of [...this.inFlight]) exchange.shutDown();
   }
 }
 

@@ -76,7 +76,9 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
     budget.forget(holder);
   };
 
+  // A slow consumer is cut off without another frame; any other end of ours first tells the peer's listen streams.
   const end = (code: number, reason: string) => {
+    if (code !== CLOSE_TRY_AGAIN_LATER && !connection.closed && socket.readyState === WebSocket.OPEN) server.cancelListens(connId, reason);
     stopCounting();
     connection.unsubscribe();
     closing.add(closeWithGrace(socket, code, reason, limits.closeGraceMs, scheduler));
