@@ -6,39 +6,25 @@
  * shared relay key, dropping an unreachable node, leaving).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectRedis } from '../../cluster/redis/connect.js';
 import { RedisEventStore } from '../../cluster/redis/event-store.js';
 import { clusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { redisSessionDirectory } from '../../cluster/redis/session-directory.js';
-import { startRedis, startRedisCluster, type RedisClusterServers, type RedisServer } from '../helpers/redis-server.js';
+import { REDIS_TOPOLOGIES, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 
 let unique = 0;
 const serverId = (): string => `legacy-${process.pid}-${(unique += 1)}`;
 
-describe.each([
-  ['one Redis', false],
-  ['a 3-node Redis Cluster', true],
-] as const)('legacy stores on %s', (_name, clustered) => {
-  let single: RedisServer | undefined;
-  let cluster: RedisClusterServers | undefined;
+describe.each(REDIS_TOPOLOGIES)('legacy stores on %s', (_name, clustered) => {
+  let redis: RedisTopology | undefined;
   let link: RedisLink;
 
   beforeAll(async () => {
-    if (clustered) {
-      cluster = await startRedisCluster(3);
-      link = await connectRedis({ cluster: cluster.urls });
-    } else {
-      single = await startRedis();
-      link = await connectRedis(single.url);
-    }
+    redis = await startRedisTopology(clustered);
+    link = await redis.link();
   }, 30_000);
 
-  afterAll(async () => {
-    await link?.close();
-    await single?.stop();
-    await cluster?.stop();
-  });
+  afterAll(() => redis?.stop());
 
   test('replays the events after a cursor on its own stream only, and reads its own writes', async () => {
     const keys = clusterKeys(serverId());

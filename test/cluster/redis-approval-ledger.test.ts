@@ -8,12 +8,11 @@
 import { firstValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { nameHash, type RedisApprovalLedger } from '../../cluster/redis/approval-ledger.js';
-import { connectRedis } from '../../cluster/redis/connect.js';
 import { clusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import type { ApprovalCaps } from '../../streams/approval-counts.js';
 import type { ApprovalTicket, TicketAdmission, TicketReissue, TicketTake } from '../../streams/approval-ledger.js';
-import { startRedis, startRedisCluster, type RedisClusterServers, type RedisServer } from '../helpers/redis-server.js';
+import { startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 import { EventLog, ledgerPair, redisLedgerOn, seeded, snapshot } from './ledger-fixture.js';
 
 const HOUR = 3_600_000;
@@ -27,18 +26,15 @@ const admission = (a: TicketAdmission) => (a.admitted ? { admitted: ticket(a.tic
 const taking = (t: TicketTake) => (t.taken ? { taken: ticket(t.ticket) } : t);
 const reissuing = (r: TicketReissue) => (r.reissued ? { reissued: ticket(r.ticket) } : r);
 
-let single: RedisServer;
-const links: RedisLink[] = [];
+let single: RedisTopology | undefined;
+let links: RedisLink[] = [];
 
 beforeAll(async () => {
-  single = await startRedis();
-  for (let i = 0; i < 3; i += 1) links.push(await connectRedis(single.url));
+  single = await startRedisTopology(false);
+  links = await single.links(3);
 }, 30_000);
 
-afterAll(async () => {
-  for (const link of links) await link.close();
-  await single?.stop();
-});
+afterAll(() => single?.stop());
 
 /** Runs `ops` random operations on both ledgers, asserting equal outcomes and events at each step. */
 async function differential(link: RedisLink, seed: number, ops: number): Promise<{ evictions: number; refusals: number; taken: number }> {
@@ -246,16 +242,13 @@ describe('expiry on Redis TIME', () => {
 });
 
 describe('on a 3-node Redis Cluster (every key in one slot)', () => {
-  let cluster: RedisClusterServers;
-  const clusterLinks: RedisLink[] = [];
+  let cluster: RedisTopology | undefined;
+  let clusterLinks: RedisLink[] = [];
   beforeAll(async () => {
-    cluster = await startRedisCluster(3);
-    for (let i = 0; i < 3; i += 1) clusterLinks.push(await connectRedis({ cluster: cluster.urls }));
+    cluster = await startRedisTopology(true);
+    clusterLinks = await cluster.links(3);
   }, 60_000);
-  afterAll(async () => {
-    for (const link of clusterLinks) await link.close();
-    await cluster?.stop();
-  });
+  afterAll(() => cluster?.stop());
 
   test('the differential sequences and the take race run unchanged', async () => {
     for (let seed = 101; seed <= 104; seed += 1) await differential(clusterLinks[0]!, seed, 60);

@@ -18,7 +18,7 @@ import { connectRedis } from '../../cluster/redis/connect.js';
 import { createRedisEventBus, type RedisEventBus } from '../../cluster/redis/event-bus.js';
 import { clusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
-import { startRedis, startRedisCluster, type RedisClusterServers, type RedisServer } from '../helpers/redis-server.js';
+import { REDIS_TOPOLOGIES, startRedis, startRedisTopology, type RedisServer, type RedisTopology } from '../helpers/redis-server.js';
 import { recordingLogger, uniqueServerId, waitFor, type RecordingLogger } from './redis-bus-helpers.js';
 
 interface Node {
@@ -34,26 +34,19 @@ const fence = (n: number): BusEvent => ({ type: 'resource_updated', uri: `fence:
 const has = (events: readonly BusEvent[], event: BusEvent) => events.some((e) => JSON.stringify(e) === JSON.stringify(event));
 const count = (events: readonly BusEvent[], event: BusEvent) => events.filter((e) => JSON.stringify(e) === JSON.stringify(event)).length;
 
-describe.each([
-  ['one Redis', false],
-  ['a 3-node Redis Cluster', true],
-] as const)('RedisEventBus on %s', (_name, clustered) => {
-  let single: RedisServer | undefined;
-  let cluster: RedisClusterServers | undefined;
-  const links: RedisLink[] = [];
+describe.each(REDIS_TOPOLOGIES)('RedisEventBus on %s', (_name, clustered) => {
+  let redis: RedisTopology | undefined;
+  let links: RedisLink[] = [];
   const buses: RedisEventBus[] = [];
 
   beforeAll(async () => {
-    if (clustered) cluster = await startRedisCluster(3);
-    else single = await startRedis();
-    for (let i = 0; i < 4; i += 1) links.push(await connectRedis(clustered ? { cluster: cluster!.urls } : single!.url));
+    redis = await startRedisTopology(clustered);
+    links = await redis.links(4);
   }, 30_000);
 
   afterAll(async () => {
     for (const bus of buses) await bus.close().catch(() => undefined);
-    for (const link of links) await link.close().catch(() => undefined);
-    await single?.stop();
-    await cluster?.stop();
+    await redis?.stop();
   });
 
   /** One bus per link (= per process) of deployment `serverId`. */

@@ -8,37 +8,27 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { redisCluster, type RedisClusterHandle } from '../../cluster/redis/cluster.js';
-import { connectRedis } from '../../cluster/redis/connect.js';
 import { loadRequestStateKeys, requestStateKeysKey, rotateRequestStateKey } from '../../cluster/redis/key-ring.js';
 import { clusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { ELICIT, modern, mrtrServer, stateOf } from '../mrtr/modern-fixture.js';
-import { startRedis, startRedisCluster, type RedisClusterServers, type RedisServer } from '../helpers/redis-server.js';
+import { REDIS_TOPOLOGIES, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 import { recordingLogger, uniqueServerId } from './redis-bus-helpers.js';
 
 const INVALID = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } };
 const hex = (secrets: readonly Uint8Array[]) => secrets.map((s) => Buffer.from(s).toString('hex'));
 const NAME = { 'rxmcp.1': { action: 'accept', content: { name: 'Ada' } } };
 
-describe.each([
-  ['one Redis', false],
-  ['a 3-node Redis Cluster', true],
-] as const)('the key ring on %s', (_name, clustered) => {
-  let single: RedisServer | undefined;
-  let cluster: RedisClusterServers | undefined;
-  const links: RedisLink[] = [];
+describe.each(REDIS_TOPOLOGIES)('the key ring on %s', (_name, clustered) => {
+  let redis: RedisTopology | undefined;
+  let links: RedisLink[] = [];
 
   beforeAll(async () => {
-    if (clustered) cluster = await startRedisCluster(3);
-    else single = await startRedis();
-    for (let i = 0; i < 5; i += 1) links.push(await connectRedis(clustered ? { cluster: cluster!.urls } : single!.url));
+    redis = await startRedisTopology(clustered);
+    links = await redis.links(5);
   }, 30_000);
 
-  afterAll(async () => {
-    for (const link of links) await link.close().catch(() => undefined);
-    await single?.stop();
-    await cluster?.stop();
-  });
+  afterAll(() => redis?.stop());
 
   test('five processes starting at once on an empty deployment end with one ring of one 32-byte secret', async () => {
     const keys = clusterKeys(uniqueServerId('ring-race'));
@@ -65,24 +55,23 @@ describe.each([
 });
 
 describe('the key ring behind MRTR across servers', () => {
-  let redis: RedisServer;
+  let redis: RedisTopology;
   let link: RedisLink;
   const handles: RedisClusterHandle[] = [];
 
   beforeAll(async () => {
-    redis = await startRedis();
-    link = await connectRedis(redis.url);
+    redis = await startRedisTopology(false);
+    link = await redis.link();
   }, 30_000);
 
   afterAll(async () => {
     for (const handle of handles) await handle.close().catch(() => undefined);
-    await link?.close();
     await redis?.stop();
   });
 
   /** A server of deployment `serverId` as a new process would start: its own redisCluster handle. */
   async function node(serverId: string, extra: { requestStateKeys?: string[] } = {}) {
-    const handle = await redisCluster({ redis: redis.url, serverId, logger: recordingLogger(), ...extra });
+    const handle = await redisCluster({ redis: redis.target, serverId, logger: recordingLogger(), ...extra });
     handles.push(handle);
     return mrtrServer({ ...handle.serverOptions }).server;
   }
@@ -123,7 +112,7 @@ describe('the key ring behind MRTR across servers', () => {
   test('explicit requestStateKeys win: the ring in Redis is neither read nor created', async () => {
     const serverId = uniqueServerId('ring-explicit');
     const secret = 'an-operator-secret-of-at-least-32-bytes!';
-    const handle = await redisCluster({ redis: redis.url, serverId, requestStateKeys: [secret] });
+    const handle = await redisCluster({ redis: redis.target, serverId, requestStateKeys: [secret] });
     handles.push(handle);
     expect(handle.serverOptions.requestStateKeys).toEqual([secret]);
     const key = requestStateKeysKey(clusterKeys(serverId));
@@ -155,7 +144,7 @@ describe('the key ring behind MRTR across servers', () => {
     const emptyKey = requestStateKeysKey(emptyKeys);
     await link.command(emptyKey, ['RPUSH', emptyKey, short]);
     await expect(loadRequestStateKeys(link, emptyKeys, { logger: recordingLogger() })).rejects.toThrow(/no usable secret/);
-    await expect(redisCluster({ redis: redis.url, serverId: emptyKeys.serverId, logger: recordingLogger() })).rejects.toThrow(/no usable secret/);
+    await expect(redisCluster({ redis: redis.target, serverId: emptyKeys.serverId, logger: recordingLogger() })).rejects.toThrow(/no usable secret/);
 
     const wrongKeys = clusterKeys(uniqueServerId('ring-wrongtype'));
     const wrongKey = requestStateKeysKey(wrongKeys);

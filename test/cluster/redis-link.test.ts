@@ -6,10 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { clusterKeys } from '../../cluster/redis/keys.js';
-import { connectRedis } from '../../cluster/redis/connect.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { LuaScript } from '../../cluster/redis/lua-script.js';
-import { startRedis, startRedisCluster, type RedisClusterServers, type RedisServer } from '../helpers/redis-server.js';
+import { REDIS_TOPOLOGIES, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 
 const INCR_BOTH = new LuaScript('incr-both', "redis.call('INCR', KEYS[1]); return redis.call('INCRBY', KEYS[2], ARGV[1])");
 
@@ -20,29 +19,16 @@ async function roundTrip(link: RedisLink, channel: string): Promise<string> {
   return received;
 }
 
-describe.each([
-  ['one Redis', false],
-  ['a 3-node Redis Cluster', true],
-] as const)('RedisLink on %s', (_name, clustered) => {
-  let single: RedisServer | undefined;
-  let cluster: RedisClusterServers | undefined;
+describe.each(REDIS_TOPOLOGIES)('RedisLink on %s', (_name, clustered) => {
+  let redis: RedisTopology | undefined;
   let link: RedisLink;
 
   beforeAll(async () => {
-    if (clustered) {
-      cluster = await startRedisCluster(3);
-      link = await connectRedis({ cluster: cluster.urls });
-    } else {
-      single = await startRedis();
-      link = await connectRedis(single.url);
-    }
+    redis = await startRedisTopology(clustered);
+    link = await redis.link();
   }, 30_000);
 
-  afterAll(async () => {
-    await link?.close();
-    await single?.stop();
-    await cluster?.stop();
-  });
+  afterAll(() => redis?.stop());
 
   test('runs a script by SHA, loading it on NOSCRIPT, on keys under one tag', async () => {
     const keys = clusterKeys('link-test');

@@ -9,24 +9,18 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectRedis } from '../../cluster/redis/connect.js';
 import { clusterKeys, type ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { permitKeys, RedisPermitPool, type RedisPermitPoolOptions } from '../../cluster/redis/permits.js';
 import type { PermitScope } from '../../lib/permits.js';
-import { startRedis, startRedisCluster, type RedisClusterServers, type RedisServer } from '../helpers/redis-server.js';
+import { startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 import { ask, leaseEnds, memoryLogger, redisNow, uniqueKeys, until, zcard } from './permit-helpers.js';
 
 describe('RedisPermitPool on one Redis', () => {
-  let redis: RedisServer;
-  const links: RedisLink[] = [];
+  let redis: RedisTopology | undefined;
   const pools: RedisPermitPool[] = [];
 
-  async function newLink(): Promise<RedisLink> {
-    const link = await connectRedis(redis.url);
-    links.push(link);
-    return link;
-  }
+  const newLink = (): Promise<RedisLink> => redis!.link();
 
   function newPool(link: RedisLink, keys: ClusterKeys, nodeId: string, options: Partial<RedisPermitPoolOptions> = {}): RedisPermitPool {
     const pool = new RedisPermitPool({ link, keys, nodeId, logger: memoryLogger(), ...options });
@@ -35,12 +29,11 @@ describe('RedisPermitPool on one Redis', () => {
   }
 
   beforeAll(async () => {
-    redis = await startRedis();
+    redis = await startRedisTopology(false);
   }, 30_000);
 
   afterAll(async () => {
     for (const pool of pools) pool.dispose();
-    for (const link of links) await link.close().catch(() => undefined);
     await redis?.stop();
   });
 
@@ -124,6 +117,7 @@ describe('RedisPermitPool on one Redis', () => {
     const where = permitKeys(keys);
     const a = newPool(await newLink(), keys, 'a', { maxInFlight: 10, maxInFlightPerPrincipal: 2 });
     const b = newPool(await newLink(), keys, 'b', { maxInFlight: 10, maxInFlightPerPrincipal: 2 });
+    const observer = await newLink();
     const first = ask(a, 'principal:alice');
     const second = ask(b, 'principal:alice');
     expect([(await first.answer).granted, (await second.answer).granted]).toEqual([true, true]);
@@ -131,17 +125,17 @@ describe('RedisPermitPool on one Redis', () => {
     expect(await third.answer).toEqual({ granted: false, scope: 'principal' });
     const bob = ask(b, 'principal:bob');
     expect(await bob.answer).toEqual({ granted: true });
-    expect(await zcard(links[0]!, where.owner('principal:alice'))).toBe(2);
-    expect(await zcard(links[0]!, where.global)).toBe(3);
+    expect(await zcard(observer, where.owner('principal:alice'))).toBe(2);
+    expect(await zcard(observer, where.global)).toBe(3);
 
     second.subscription.unsubscribe();
-    await until('the release', async () => ((await zcard(links[0]!, where.owner('principal:alice'))) === 1 ? true : undefined), 2000);
+    await until('the release', async () => ((await zcard(observer, where.owner('principal:alice'))) === 1 ? true : undefined), 2000);
     const fourth = ask(a, 'principal:alice');
     expect(await fourth.answer).toEqual({ granted: true });
     for (const asked of [first, third, bob, fourth]) asked.subscription.unsubscribe();
-    await until('every release', async () => ((await zcard(links[0]!, where.global)) === 0 ? true : undefined), 2000);
+    await until('every release', async () => ((await zcard(observer, where.global)) === 0 ? true : undefined), 2000);
     // Empty sets are gone, and nothing was left without an expiry.
-    expect(await links[0]!.command(where.global, ['EXISTS', where.global, where.owner('principal:alice'), where.owner('principal:bob')])).toBe(0);
+    expect(await observer.command(where.global, ['EXISTS', where.global, where.owner('principal:alice'), where.owner('principal:bob')])).toBe(0);
   });
 
   test('every key carries a PX no longer than the lease', async () => {
@@ -268,18 +262,15 @@ describe('RedisPermitPool on one Redis', () => {
 });
 
 describe('RedisPermitPool on a 3-node Redis Cluster', () => {
-  let cluster: RedisClusterServers;
+  let cluster: RedisTopology | undefined;
   let link: RedisLink;
 
   beforeAll(async () => {
-    cluster = await startRedisCluster(3);
-    link = await connectRedis({ cluster: cluster.urls });
+    cluster = await startRedisTopology(true);
+    link = await cluster.link();
   }, 60_000);
 
-  afterAll(async () => {
-    await link?.close();
-    await cluster?.stop();
-  });
+  afterAll(() => cluster?.stop());
 
   test('acquire, renew and release run on the cluster (every key in one slot): caps hold and leases are renewed', async () => {
     const LEASE = 300;

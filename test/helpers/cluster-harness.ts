@@ -14,13 +14,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { connectRedis } from '../../cluster/redis/connect.js';
 import { clusterKeys, type ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { exampleLedger, type ExampleLedger } from '../../examples/cluster/ledger.js';
 import { startNode, type Child } from '../../examples/cluster/processes.js';
 import { startProxy, type ProxyHandle } from '../../examples/cluster/proxy.js';
-import { startRedis, startRedisCluster } from './redis-server.js';
+import { startRedisTopology } from './redis-server.js';
 
 export const NODE_SCRIPT = fileURLToPath(new URL('../../dist/examples/cluster/node.js', import.meta.url));
 
@@ -77,19 +76,17 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const count = options.nodes ?? 3;
   const serverId = `e2e-${randomBytes(4).toString('hex')}`;
   const keys = clusterKeys(serverId);
-  const redis: { urls: readonly string[]; stop(): Promise<void> } = options.redisCluster
-    ? await startRedisCluster(3)
-    : await startRedis().then((one) => ({ urls: [one.url], stop: () => one.stop() }));
+  const redis = await startRedisTopology(options.redisCluster ?? false);
+  const redisUrls = typeof redis.target === 'string' ? [redis.target] : redis.target.cluster;
   const running: Running[] = [];
   let link: RedisLink | undefined;
   let proxy: ProxyHandle | undefined;
   const env = { ...process.env, LOG_LEVEL: process.env.RXMCP_CLUSTER_LOG ?? 'silent', NODE_ENV: 'production' };
   const launch = (id: string) =>
-    startNode(NODE_SCRIPT, ['--redis', redis.urls.join(','), '--server-id', serverId, '--node-id', id, ...(options.nodeArgs ?? [])], env);
+    startNode(NODE_SCRIPT, ['--redis', redisUrls.join(','), '--server-id', serverId, '--node-id', id, ...(options.nodeArgs ?? [])], env);
   const stop = async () => {
     await proxy?.close();
     await Promise.all(running.map((node) => node.child.stop(2_000)));
-    await link?.close();
     await redis.stop();
   };
   try {
@@ -97,7 +94,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       const id = String.fromCharCode(97 + i);
       running.push({ id, child: await launch(id) });
     }
-    link = await connectRedis(redis.urls.length === 1 ? redis.urls[0]! : { cluster: redis.urls });
+    link = await redis.link();
     proxy = await startProxy({ upstreams: running.map((node) => node.child.url), downForMs: 500 });
   } catch (err) {
     await stop();
@@ -120,7 +117,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const ready = proxy;
   const readyLink = link;
   return {
-    redisUrls: redis.urls,
+    redisUrls,
     serverId,
     keys,
     link: readyLink,

@@ -8,12 +8,18 @@
  * `startRedisCluster(3)` makes a Redis Cluster of three masters on loopback
  * (no replicas), for the hash-tag rule: a script whose keys are not in one
  * slot fails there with CROSSSLOT.
+ *
+ * `startRedisTopology(clustered)` is either of the two with the links a test
+ * opens to it, all closed by its `stop()`; `REDIS_TOPOLOGIES` runs a
+ * `describe.each` on both.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectRedis, type RedisTarget } from '../../cluster/redis/connect.js';
+import type { RedisLink } from '../../cluster/redis/link.js';
 
 export interface RedisServer {
   readonly url: string;
@@ -146,4 +152,48 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterServer
     await stop();
     throw err;
   }
+}
+
+/** The topologies every store's tests run on, for `describe.each(REDIS_TOPOLOGIES)('... on %s', (_name, clustered) => ...)`. */
+export const REDIS_TOPOLOGIES = [
+  ['one Redis', false],
+  ['a 3-node Redis Cluster', true],
+] as const;
+
+export interface RedisTopology {
+  /** What connectRedis and redisCluster({ redis }) take: the one URL, or the Cluster's seeds. */
+  readonly target: RedisTarget;
+  /** A new link of its own (as another process would have); closed by stop(). */
+  link(): Promise<RedisLink>;
+  /** `n` new links, made one after another. */
+  links(n: number): Promise<RedisLink[]>;
+  /** Closes every link it made, then stops the server(s), even when a close failed (that failure is thrown after). */
+  stop(): Promise<void>;
+}
+
+/** One Redis, or (clustered) a 3-master Redis Cluster, with the links the test opens to it. */
+export async function startRedisTopology(clustered: boolean): Promise<RedisTopology> {
+  const servers = clustered ? await startRedisCluster(3) : await startRedis();
+  const target: RedisTarget = 'urls' in servers ? { cluster: servers.urls } : servers.url;
+  const opened: RedisLink[] = [];
+  const link = async (): Promise<RedisLink> => {
+    const made = await connectRedis(target);
+    opened.push(made);
+    return made;
+  };
+  return {
+    target,
+    link,
+    async links(n) {
+      const made: RedisLink[] = [];
+      for (let i = 0; i < n; i += 1) made.push(await link());
+      return made;
+    },
+    async stop() {
+      const closed = await Promise.allSettled(opened.splice(0).map((each) => each.close()));
+      await servers.stop();
+      const failed = closed.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    },
+  };
 }
