@@ -15,11 +15,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectRedis, type RedisTarget } from '../../cluster/redis/connect.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
+import { freePort } from '../../examples/cluster/processes.js';
 
 export interface RedisServer {
   readonly url: string;
@@ -49,17 +49,6 @@ function redisBinary(): string {
     throw new Error('redis-server is not installed: `apt-get install -y redis-server` (as root; .ci/run does it on a fresh machine)');
   }
   return 'redis-server';
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 async function spawnRedis(extra: readonly string[], dir: string, fixedPort?: number): Promise<RedisServer> {
