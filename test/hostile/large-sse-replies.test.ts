@@ -7,25 +7,14 @@
  * must still be cut off, by time on the server's clock, in bounded memory.
  */
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { Registry } from '../../lib/index.js';
-import { eventually, initializeMessage, openSession, postJson, serve, SseReader, virtualClock, type Served } from '../http/helpers.js';
+import { closedAfterEach, eventually, initializeMessage, openSession, postJson, SseReader, virtualClock, type Served } from '../http/helpers.js';
 
 const BIG = 3 * 1024 * 1024;
 
+const { serve, track } = closedAfterEach();
 let served: Served | undefined;
-const readers: SseReader[] = [];
-
-afterEach(async () => {
-  for (const reader of readers.splice(0)) await reader.cancel();
-  await served?.close();
-  served = undefined;
-});
-
-function track(reader: SseReader): SseReader {
-  readers.push(reader);
-  return reader;
-}
 
 function sseHeaders(sessionId?: string, lastEventId?: string): Record<string, string> {
   return {

@@ -3,6 +3,7 @@
  * requests, an SSE frame reader, and a virtual clock to advance.
  */
 import { VirtualTimeScheduler } from 'rxjs';
+import { afterEach } from 'vitest';
 import { createServer, Registry, type McpServer, type ServerOptions } from '../../lib/index.js';
 import { serveHttp, type HttpServerHandle, type ServeHttpOptions } from '../../transports/index.js';
 
@@ -29,6 +30,31 @@ export async function serve(serverOptions: ServerOptions = {}, httpOptions: Serv
     close: async () => {
       await http.close();
       server.close();
+    },
+  };
+}
+
+/**
+ * For a test file whose tests each serve and read SSE: `serve` as above and
+ * `track` (keep an SseReader), both undone after each test (the readers
+ * cancelled first, then the servers closed).
+ */
+export function closedAfterEach(): { serve: typeof serve; track(reader: SseReader): SseReader } {
+  const servers: Served[] = [];
+  const readers: SseReader[] = [];
+  afterEach(async () => {
+    for (const reader of readers.splice(0)) await reader.cancel();
+    for (const served of servers.splice(0)) await served.close();
+  });
+  return {
+    async serve(serverOptions, httpOptions) {
+      const served = await serve(serverOptions, httpOptions);
+      servers.push(served);
+      return served;
+    },
+    track(reader) {
+      readers.push(reader);
+      return reader;
     },
   };
 }

@@ -5,10 +5,10 @@
  * it; and when more was sent meanwhile than is noted, the resumed stream
  * ends after the replay, so the client resumes again and gets the rest.
  */
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { InMemoryEventStore, type EventStore, type Replay } from '../../transports/http/event-store.js';
 import { Registry } from '../../lib/index.js';
-import { eventually, openSession, serve, SseReader, type Served } from './helpers.js';
+import { closedAfterEach, eventually, openSession, SseReader, type Served } from './helpers.js';
 
 /** An in-memory store whose replays wait for `release()`; read when asked, or when released. */
 class LaterStore implements EventStore {
@@ -36,19 +36,8 @@ class LaterStore implements EventStore {
   }
 }
 
+const { serve, track } = closedAfterEach();
 let served: Served | undefined;
-const readers: SseReader[] = [];
-
-afterEach(async () => {
-  for (const reader of readers.splice(0)) await reader.cancel();
-  await served?.close();
-  served = undefined;
-});
-
-function track(reader: SseReader): SseReader {
-  readers.push(reader);
-  return reader;
-}
 
 function listen(url: string, sessionId: string, lastEventId: string): Promise<Response> {
   return fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': lastEventId } });

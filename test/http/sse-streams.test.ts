@@ -1,20 +1,9 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { Registry } from '../../lib/index.js';
-import { eventually, initializeMessage, openSession, serve, SseReader, type Served } from './helpers.js';
+import { closedAfterEach, eventually, initializeMessage, openSession, SseReader, type Served } from './helpers.js';
 
+const { serve, track } = closedAfterEach();
 let served: Served | undefined;
-const readers: SseReader[] = [];
-
-afterEach(async () => {
-  for (const reader of readers.splice(0)) await reader.cancel();
-  await served?.close();
-  served = undefined;
-});
-
-function track(reader: SseReader): SseReader {
-  readers.push(reader);
-  return reader;
-}
 
 function postSse(url: string, body: unknown, sessionId?: string): Promise<Response> {
   return fetch(url, {
