@@ -73,6 +73,8 @@ export interface ExampleLedger {
   note(id: string): Promise<string | undefined>;
   /** Counts a gauged handler in; the returned function counts it out (idempotent). */
   enterGauge(callId: string): Promise<() => Promise<void>>;
+  /** The gauged handlers counted in right now, as `<node>|<call>`. */
+  running(): Promise<string[]>;
   /** The highest number of gauged handlers seen running at once on live nodes. */
   gaugeMax(): Promise<number>;
   /** Starts the highest-seen count over (between two floods of a test). */
@@ -131,6 +133,7 @@ export function exampleLedger(link: RedisLink, keys: ClusterKeys, nodeId: string
         await link.command(runningKey, ['SREM', runningKey, member]);
       };
     },
+    running: async () => asStrings(await link.command(runningKey, ['SMEMBERS', runningKey])),
     async gaugeMax() {
       const value = await link.command(maxKey, ['GET', maxKey]);
       return value === null ? 0 : asInteger(value, 'gauge max');

@@ -17,6 +17,8 @@
  *   (the node may have run it): the client sees the failure.
  * - `X-Forwarded-For` is set to the client's address, replacing any the client sent
  *   (the nodes trust it, see node.ts).
+ * - Optional `hooks` let a test steer a request to a chosen upstream, see
+ *   where each one went, and cut an answer as a dropped connection would.
  * WebSocket upgrades are not proxied (the example's clients speak HTTP).
  */
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, type ClientRequest } from 'node:http';
@@ -32,6 +34,17 @@ export interface ProxyOptions {
   readonly downForMs?: number;
   /** Request-body bytes kept to resend to the next upstream when one refuses the connection. Default 4 MiB. */
   readonly maxReplayBytes?: number;
+  readonly hooks?: ProxyHooks;
+}
+
+/** For tests: steering and watching, without changing what the proxy does when they are absent. */
+export interface ProxyHooks {
+  /** The upstream (an index) for a request instead of the next in turn; undefined keeps the turn. Asked once, before the first try. */
+  steer?(req: IncomingMessage): number | undefined;
+  /** `req` is being sent to upstream `index` (again, to another, when the one before refused the connection). */
+  sent?(req: IncomingMessage, index: number): void;
+  /** Its answer began; destroying `res` cuts the client off as a dropped connection would. */
+  answered?(req: IncomingMessage, answer: IncomingMessage, res: ServerResponse): void;
 }
 
 export interface ProxyHandle {
@@ -109,9 +122,11 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyHandle> {
     };
 
     const send = (): void => {
-      const target = pick(tried);
+      const steered = tried.size === 0 ? options.hooks?.steer?.(req) : undefined;
+      const target = (steered === undefined ? undefined : upstreams[steered]) ?? pick(tried);
       if (target === undefined) return fail(502, 'no upstream accepted the connection');
       tried.add(target.origin);
+      options.hooks?.sent?.(req, upstreams.indexOf(target));
       forwarded.set(target.origin, (forwarded.get(target.origin) ?? 0) + 1);
       let connected = false;
       const upstream = httpRequest({ agent, host: target.hostname, port: target.port, method: req.method, path: req.url, headers });
@@ -129,6 +144,7 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyHandle> {
         fail(502, `upstream ${target.origin} failed: ${(err as Error).message}`);
       });
       upstream.on('response', (answer) => {
+        options.hooks?.answered?.(req, answer, res);
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.headers));
         res.flushHeaders();
         answer.pipe(res);

@@ -12,6 +12,8 @@
  * - `delete_note` {id}: destructive, runs only after an approval (legacy parking or an MRTR ticket).
  * - `add_note` {id, text}: changes `cluster://notes`, heard by listens and subscribers on every node.
  * - `greet`: asks the user's name through ctx.elicit (legacy: a request on the stream; modern: input_required).
+ * - `survey` {questions}: asks 1-5 questions in turn, reporting progress after each answer (a call
+ *   that goes on for as long as the user takes; its stream may drop and resume on another node).
  */
 import { randomUUID } from 'node:crypto';
 import { asyncScheduler } from 'rxjs';
@@ -33,7 +35,9 @@ export const NOTES_URI = 'cluster://notes';
 /** Longest wait `record` and `hold` accept. */
 export const MAX_WAIT_MS = 60_000;
 
-const SAFE_TOOLS = ['whoami', 'echo', 'record', 'hold', 'add_note', 'greet'];
+const SAFE_TOOLS = ['whoami', 'echo', 'record', 'hold', 'add_note', 'greet', 'survey'];
+/** Most questions one survey asks. */
+export const MAX_QUESTIONS = 5;
 
 export function noteUri(id: string): string {
   return `${NOTES_URI}/${encodeURIComponent(id)}`;
@@ -159,6 +163,28 @@ export function createClusterNodeServer(options: ClusterNodeServerOptions): McpS
       });
       if (answer.action !== 'accept' || typeof answer.content?.name !== 'string') return 'No name, no greeting.';
       return `Hello, ${answer.content.name}, from ${nodeId}`;
+    },
+  });
+
+  registry.registerTool({
+    name: 'survey',
+    description: `Asks 1-${MAX_QUESTIONS} short questions in turn (elicitation), reporting progress after each answer; returns the answers.`,
+    inputSchema: { type: 'object', properties: { questions: { type: 'integer', minimum: 1, maximum: MAX_QUESTIONS } }, required: ['questions'] },
+    handler: async ({ questions }, ctx) => {
+      if (typeof questions !== 'number' || !Number.isInteger(questions) || questions < 1 || questions > MAX_QUESTIONS) {
+        throw new ToolError(`questions must be an integer from 1 to ${MAX_QUESTIONS}`);
+      }
+      const answers: string[] = [];
+      for (let i = 1; i <= questions; i++) {
+        const answer = await ctx.elicit({
+          message: `Question ${i} of ${questions}?`,
+          requestedSchema: { type: 'object', properties: { answer: { type: 'string', maxLength: 64 } }, required: ['answer'] },
+        });
+        if (answer.action !== 'accept' || typeof answer.content?.answer !== 'string') return `Survey stopped at question ${i} on ${nodeId}`;
+        answers.push(answer.content.answer);
+        ctx.progress(i, questions);
+      }
+      return `Answers ${answers.join(', ')} on ${nodeId}`;
     },
   });
 

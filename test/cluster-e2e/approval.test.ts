@@ -6,7 +6,8 @@
  * says where). Needs the shared key ring (every node opens every node's
  * requestState) and the Redis approval ledger (a ticket is taken once).
  * Also the SDK v2 client through the proxy: its approval and its greet
- * elicitation each take two requests that land on different nodes.
+ * elicitation each take two requests that land on different nodes, and a
+ * survey's three questions are each asked once.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
@@ -76,5 +77,19 @@ describe('an approval ticket across nodes', () => {
     const greeted = await client.callTool({ name: 'greet', arguments: {} });
     expect(textOf(greeted)).toMatch(/^Hello, Ada, from [abc]$/);
     expect(answers).toEqual(['asked', 'asked']);
+  });
+
+  test('the SDK v2 client through the proxy: a survey asks each of its questions once and returns every answer', async () => {
+    const asked: string[] = [];
+    const client = await modernClient(cluster.url, (): ElicitAnswer => {
+      asked.push('asked');
+      return { action: 'accept', content: { answer: `a${asked.length}` } };
+    });
+    const surveyed = await client.callTool({ name: 'survey', arguments: { questions: 3 } });
+    expect(textOf(surveyed)).toMatch(/^Answers a1, a2, a3 on [abc]$/);
+    expect(asked).toHaveLength(3);
+    const refused = await client.callTool({ name: 'survey', arguments: { questions: 6 } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe('Invalid arguments for tool survey: arguments/questions must be <= 5');
   });
 });
