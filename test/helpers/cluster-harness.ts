@@ -18,7 +18,7 @@ import { clusterKeys, type ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { exampleLedger, type ExampleLedger } from '../../examples/cluster/ledger.js';
 import { startNode, type Child } from '../../examples/cluster/processes.js';
-import { startProxy, type ProxyHandle } from '../../examples/cluster/proxy.js';
+import { startProxy, type ProxyHandle, type ProxyHooks } from '../../examples/cluster/proxy.js';
 import { startRedisTopology } from './redis-server.js';
 
 export const NODE_SCRIPT = fileURLToPath(new URL('../../dist/examples/cluster/node.js', import.meta.url));
@@ -38,6 +38,8 @@ export interface ClusterOptions {
   readonly nodeArgs?: readonly string[];
   /** Run the deployment on a 3-master Redis Cluster instead of one Redis (the hash-tag rule, end to end). */
   readonly redisCluster?: boolean;
+  /** The proxy's hooks (steering, watching; see test/helpers/proxy-tap.ts). */
+  readonly proxyHooks?: ProxyHooks;
 }
 
 export interface Cluster {
@@ -95,7 +97,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       running.push({ id, child: await launch(id) });
     }
     link = await redis.link();
-    proxy = await startProxy({ upstreams: running.map((node) => node.child.url), downForMs: 500 });
+    proxy = await startProxy({ upstreams: running.map((node) => node.child.url), downForMs: 500, hooks: options.proxyHooks });
   } catch (err) {
     await stop();
     throw err;
