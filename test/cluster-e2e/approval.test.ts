@@ -9,17 +9,11 @@
  * elicitation each take two requests that land on different nodes, and a
  * survey's three questions are each asked once.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
+import { afterEach, describe, expect, test } from 'vitest';
+import { clusterPerFile } from '../helpers/cluster-harness.js';
 import { closeClients, modernClient, rawCall, textOf, type ElicitAnswer, type RawReply } from './clients.js';
 
-let cluster: Cluster;
-beforeAll(async () => {
-  cluster = await startCluster({ nodes: 3 });
-}, 30_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = clusterPerFile({ nodes: 3 });
 afterEach(closeClients);
 
 const ELICIT = { elicitation: {} };

@@ -8,8 +8,8 @@
  * distinct X-Forwarded-For values (the nodes trust that header) there are
  * several principals and the deployment's cap binds.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
+import { describe, expect, test } from 'vitest';
+import { clusterPerFile } from '../helpers/cluster-harness.js';
 import { busyScope, rawCall, type RawReply } from './clients.js';
 
 const MAX_IN_FLIGHT = 6;
@@ -17,15 +17,9 @@ const PER_PRINCIPAL = 4;
 const FLOOD = 30;
 const HOLD_MS = 300;
 
-let cluster: Cluster;
-beforeAll(async () => {
-  cluster = await startCluster({
-    nodes: 3,
-    nodeArgs: ['--cluster-options', JSON.stringify({ permits: { maxInFlight: MAX_IN_FLIGHT, maxInFlightPerPrincipal: PER_PRINCIPAL, leaseMs: 3000 } })],
-  });
-}, 30_000);
-afterAll(async () => {
-  await cluster?.stop();
+const cluster = clusterPerFile({
+  nodes: 3,
+  nodeArgs: ['--cluster-options', JSON.stringify({ permits: { maxInFlight: MAX_IN_FLIGHT, maxInFlightPerPrincipal: PER_PRINCIPAL, leaseMs: 3000 } })],
 });
 
 function tally(replies: readonly RawReply[]): { ran: number; busy: Record<string, number>; other: number } {

@@ -6,19 +6,13 @@
  * SSE stream, dropped, resumes with Last-Event-ID on another node with what
  * was sent meanwhile (the event store in Redis Streams) and nothing twice.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { NOTES_URI } from '../../examples/cluster/server.js';
-import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
+import { clusterPerFile } from '../helpers/cluster-harness.js';
 import { closeClients, LEGACY, legacyClient, rawCall, rawLegacySession, textOf, whoami, type ElicitAnswer } from './clients.js';
 import { openSse } from './sse-stream.js';
 
-let cluster: Cluster;
-beforeAll(async () => {
-  cluster = await startCluster({ nodes: 3 });
-}, 30_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = clusterPerFile({ nodes: 3 });
 afterEach(closeClients);
 
 function answers(...given: ElicitAnswer[]): () => ElicitAnswer {

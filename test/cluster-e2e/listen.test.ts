@@ -5,18 +5,12 @@
  * session on A that sent `resources/subscribe` (SDK v1) hears C's change too.
  */
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { NOTES_URI } from '../../examples/cluster/server.js';
-import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
+import { clusterPerFile } from '../helpers/cluster-harness.js';
 import { closeClients, legacyClient, modernClient, textOf, until } from './clients.js';
 
-let cluster: Cluster;
-beforeAll(async () => {
-  cluster = await startCluster({ nodes: 3 });
-}, 30_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = clusterPerFile({ nodes: 3 });
 afterEach(closeClients);
 
 describe('a change on one node reaches listeners on the others', () => {

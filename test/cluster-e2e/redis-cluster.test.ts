@@ -6,23 +6,17 @@
  * answered on two others at once, a legacy session works through every node,
  * and the permits hold their cap under a flood.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { NOTES_URI } from '../../examples/cluster/server.js';
-import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
+import { clusterPerFile } from '../helpers/cluster-harness.js';
 import { busyScope, closeClients, legacyClient, modernClient, rawCall, textOf, until, whoami, type ElicitAnswer } from './clients.js';
 
 const CAP = 4;
-let cluster: Cluster;
-beforeAll(async () => {
-  cluster = await startCluster({
-    nodes: 3,
-    redisCluster: true,
-    nodeArgs: ['--cluster-options', JSON.stringify({ permits: { maxInFlight: CAP, maxInFlightPerPrincipal: CAP, leaseMs: 3000 } })],
-  });
+const cluster = clusterPerFile({
+  nodes: 3,
+  redisCluster: true,
+  nodeArgs: ['--cluster-options', JSON.stringify({ permits: { maxInFlight: CAP, maxInFlightPerPrincipal: CAP, leaseMs: 3000 } })],
 }, 45_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
 afterEach(closeClients);
 
 describe('the cluster example on a Redis Cluster', () => {

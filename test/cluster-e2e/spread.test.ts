@@ -5,17 +5,11 @@
  * requests land on every node too and are answered in their session (the
  * relay takes them to the node that owns it).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { startCluster, type Cluster } from '../helpers/cluster-harness.js';
+import { afterEach, describe, expect, test } from 'vitest';
+import { clusterPerFile } from '../helpers/cluster-harness.js';
 import { closeClients, legacyClient, modernClient, textOf, whoami } from './clients.js';
 
-let cluster: Cluster;
-beforeAll(async () => {
-  cluster = await startCluster({ nodes: 3 });
-}, 30_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = clusterPerFile({ nodes: 3 });
 afterEach(closeClients);
 
 const CALLS = 9;

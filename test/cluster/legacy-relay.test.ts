@@ -19,14 +19,14 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { NOTES_URI } from '../../examples/cluster/server.js';
-import { startCluster, type Cluster, type ClusterNode } from '../helpers/cluster-harness.js';
-import { proxyTap, type ProxyTap } from '../helpers/proxy-tap.js';
+import { clusterPerFile, type ClusterNode } from '../helpers/cluster-harness.js';
+import { proxyTap } from '../helpers/proxy-tap.js';
 
 const NODE_IDS = ['a', 'b', 'c'];
 
-let cluster: Cluster;
+const proxy = proxyTap();
+const cluster = clusterPerFile({ nodes: 3, nodeArgs: ['--cluster-options', JSON.stringify({ legacy: { heartbeatMs: 500 } })], proxyHooks: proxy.hooks });
 let nodes: readonly ClusterNode[];
-let proxy: ProxyTap;
 const clients: Client[] = [];
 
 function text(result: unknown): string {
@@ -81,16 +81,13 @@ async function healthOf(node: ClusterNode): Promise<{ sessions: number }> {
   return (await (await fetch(`${node.origin}/health`)).json()) as { sessions: number };
 }
 
-beforeAll(async () => {
-  proxy = proxyTap();
-  cluster = await startCluster({ nodes: 3, nodeArgs: ['--cluster-options', JSON.stringify({ legacy: { heartbeatMs: 500 } })], proxyHooks: proxy.hooks });
+beforeAll(() => {
   nodes = cluster.nodes;
   expect(nodes.map((node) => node.id)).toEqual(NODE_IDS);
-}, 30_000);
+});
 
 afterAll(async () => {
   for (const client of clients) await client.close().catch(() => undefined);
-  await cluster?.stop();
 });
 
 describe('legacy sessions behind a round-robin proxy (no stickiness)', () => {

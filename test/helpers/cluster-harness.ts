@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { clusterKeys, type ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { exampleLedger, type ExampleLedger } from '../../examples/cluster/ledger.js';
@@ -154,4 +155,26 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     },
     stop,
   };
+}
+
+/**
+ * For a test file on one cluster: started before its tests (beforeAll),
+ * stopped after them (afterAll, so after the file's own afterAll hooks). What
+ * it returns reads through to the started cluster: use it in tests and hooks,
+ * not while the file is being collected.
+ */
+export function clusterPerFile(options: ClusterOptions = {}, startTimeoutMs = 30_000): Cluster {
+  let started: Cluster | undefined;
+  beforeAll(async () => {
+    started = await startCluster(options);
+  }, startTimeoutMs);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as Cluster, {
+    get(_target, key) {
+      if (started === undefined) throw new Error('the cluster was read before beforeAll started it');
+      return Reflect.get(started, key) as unknown;
+    },
+  });
 }
