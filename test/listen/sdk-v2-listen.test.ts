@@ -47,6 +47,9 @@ describe('the SDK v2 client listening over stdio', () => {
     expect(subscription.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['mem://a'] });
 
     await client.callTool({ name: 'add_tool', arguments: {} });
+    // The list change is coalesced on the server's clock, so it may follow the next call's reply: wait for it
+    // before touching, or the two notifications' order would be the machine's load, not the server's.
+    await expect.poll(() => seen, { timeout: 5000 }).toEqual(['tools']);
     await client.callTool({ name: 'touch', arguments: {} });
     await expect.poll(() => seen, { timeout: 5000 }).toEqual(['tools', 'updated mem://a']);
 
