@@ -146,6 +146,43 @@ class PerConnection implements EraDecision {
 
 const PER_MESSAGE: EraDecision = new PerMessage();
 
+/**
+ * Per message, for a connection whose one request's envelope the transport
+ * has already read (modern HTTP decides the era before serving, with the
+ * same readEnvelope): that request, recognised by its params object, is
+ * modern with that envelope instead of being validated a second time. Only
+ * once; anything else is decided per message.
+ */
+class AlreadyRead implements EraDecision {
+  readonly pinned = undefined;
+  #params: Record<string, unknown> | undefined;
+  #envelope: ModernRequest | undefined;
+
+  constructor(params: Record<string, unknown>, envelope: ModernRequest) {
+    this.#params = params;
+    this.#envelope = envelope;
+  }
+
+  decide(classified: Classified): Decided {
+    const envelope = this.#envelope;
+    if (envelope === undefined || classified.kind !== 'request' || classified.params !== this.#params) return PER_MESSAGE.decide(classified);
+    this.#envelope = undefined;
+    this.#params = undefined;
+    return { kind: 'request', id: classified.id, method: classified.method, params: classified.params, era: 'modern', modern: envelope };
+  }
+}
+
+/** A modern request's envelope as the transport read it (readEnvelope), with the params object it was read from. */
+export interface ReadEnvelope {
+  readonly params: Record<string, unknown>;
+  readonly envelope: ModernRequest;
+}
+
+/** The per-message decision, told one request's envelope in advance (see AlreadyRead). */
+export function perMessageEraWith(read: ReadEnvelope | undefined): EraDecision {
+  return read === undefined ? PER_MESSAGE : new AlreadyRead(read.params, read.envelope);
+}
+
 /** The default policy for a connection declared as `transport`. */
 export function defaultEraPolicy(transport: TransportKind): EraPolicy {
   return transport === 'sse' || transport === 'http' ? 'legacy' : 'per-connection';
