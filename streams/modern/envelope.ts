@@ -77,6 +77,43 @@ export function readEnvelope(id: JsonRpcId, params: Record<string, unknown> | un
   return modern;
 }
 
+/**
+ * readEnvelope for one connection whose requests repeat the same envelope
+ * (a stdio or WebSocket client sends the same `_meta` on every request):
+ * when the version, the client info and the log level equal the previous
+ * valid envelope's and both capability objects are empty, the previous
+ * ModernRequest is the answer, with nothing read, walked or made again.
+ * Anything else is read in full (and remembered when valid). An empty
+ * `clientCapabilities` object stands for another empty one: same content,
+ * no members to differ in.
+ */
+export class EnvelopeReader {
+  #last: ModernRequest | undefined;
+
+  read(id: JsonRpcId, params: Record<string, unknown> | undefined): ModernRequest | JsonRpcErrorResponse {
+    const last = this.#last;
+    if (last !== undefined && isPlainObject(params?._meta) && repeats(last, params._meta)) return last;
+    const read = readEnvelope(id, params);
+    if (!isEnvelopeError(read)) this.#last = hasNoMembers(read.clientCapabilities) ? read : undefined;
+    return read;
+  }
+}
+
+function repeats(last: ModernRequest, meta: Record<string, unknown>): boolean {
+  if (meta[MODERN_META.protocolVersion] !== last.protocolVersion || meta[MODERN_META.logLevel] !== last.logLevel) return false;
+  const capabilities = meta[MODERN_META.clientCapabilities];
+  if (!isPlainObject(capabilities) || !hasNoMembers(capabilities)) return false;
+  const info = meta[MODERN_META.clientInfo];
+  const known = last.clientInfo;
+  if (known === undefined) return info === undefined;
+  return isPlainObject(info) && info.name === known.name && info.version === known.version;
+}
+
+function hasNoMembers(value: Readonly<Record<string, unknown>>): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
 export function isEnvelopeError(value: ModernRequest | JsonRpcErrorResponse): value is JsonRpcErrorResponse {
   return 'error' in value;
 }
