@@ -22,7 +22,7 @@ import { ClientRequests } from '../streams/client-requests.js';
 import { ConnectionReplies } from '../streams/connection-replies.js';
 import { Connections } from '../streams/connections.js';
 import { DeadlineQueue } from '../streams/deadline-queue.js';
-import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor } from '../streams/era-decision.js';
+import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith, type ReadEnvelope } from '../streams/era-decision.js';
 import { ListenHub } from '../streams/listen-hub.js';
 import { dispatch } from '../streams/dispatch.js';
 import { accepts, outbox } from '../streams/outbox.js';
@@ -252,12 +252,14 @@ export class McpServer {
    * plumbing, and without broadcasts (a one-request connection is sent none:
    * they are about no request of its). `deliver` gets the reply and the
    * connection's pushes (the request's notifications, its listen stream);
-   * what it throws is logged. Ending cancels whatever still runs.
+   * what it throws is logged. Ending cancels whatever still runs. `read`:
+   * the envelope the transport already read from this message's params,
+   * so it is not validated twice.
    */
-  serveOne(connId: ConnId, message: unknown, options: ConnectOptions, deliver: (message: OutboundMessage) => void): () => void {
+  serveOne(connId: ConnId, message: unknown, options: ConnectOptions, deliver: (message: OutboundMessage) => void, read?: ReadEnvelope): () => void {
     const principal = this.checkPrincipal(options.principal);
     const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
-    const eraDecision = eraDecisionFor('per-message', state.transport);
+    const eraDecision = perMessageEraWith(read);
     const { peer, transport } = state;
     const origin: Origin =
       state.principal === undefined

@@ -67,6 +67,7 @@ class FirstReply<T> implements CancelTarget {
     private readonly subscriber: Subscriber<T>,
     private readonly scope: CancelScope | undefined,
     private readonly recover: ((error: unknown) => T) | undefined,
+    private readonly shape: ((value: T) => T) | undefined,
   ) {}
 
   get done(): boolean {
@@ -75,14 +76,30 @@ class FirstReply<T> implements CancelTarget {
 
   next(value: T): void {
     if (this.replied) return;
-    this.replied = true;
-    this.subscriber.next(value);
-    this.subscriber.complete();
+    if (this.shape !== undefined) {
+      let shaped: T;
+      try {
+        shaped = this.shape(value);
+      } catch (error) {
+        // As a failure of the source: recovered, unless there is nothing to recover with.
+        this.error(error);
+        return;
+      }
+      this.reply(shaped);
+    } else {
+      this.reply(value);
+    }
   }
 
   error(error: unknown): void {
     if (this.recover === undefined || this.replied) this.subscriber.error(error);
-    else this.next(this.recover(error));
+    else this.reply(this.recover(error));
+  }
+
+  private reply(value: T): void {
+    this.replied = true;
+    this.subscriber.next(value);
+    this.subscriber.complete();
   }
 
   complete(): void {
@@ -106,13 +123,14 @@ class FirstReplyObservable<T> extends Observable<T> {
     private readonly replies: Observable<T>,
     private readonly scope: CancelScope | undefined,
     private readonly recover: ((error: unknown) => T) | undefined,
+    private readonly shape: ((value: T) => T) | undefined,
   ) {
     super();
   }
 
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<T>): TeardownLogic {
-    const reply = new FirstReply(subscriber, this.scope, this.recover);
+    const reply = new FirstReply(subscriber, this.scope, this.recover, this.shape);
     const inner = this.replies.subscribe(reply);
     reply.inner = inner;
     if (reply.done) {
@@ -128,8 +146,11 @@ class FirstReplyObservable<T> extends Observable<T> {
  * The first value of `source`, then complete; or, when `cancellations` is
  * given, nothing at all if the client cancels (connId, requestId) first.
  * With `recover`, a failure of `source` before its first value is answered
- * with `recover(error)` instead of failing.
+ * with `recover(error)` instead of failing. With `shape`, the first value
+ * goes out as `shape(value)` (a throw there counts as a failure of
+ * `source`): what `source.pipe(map(shape))` would give, without an operator
+ * and its subscriber per request.
  */
-export function firstReply<T>(source: Observable<T>, cancellations?: CancelScope, recover?: (error: unknown) => T): Observable<T> {
-  return new FirstReplyObservable(source, cancellations, recover);
+export function firstReply<T>(source: Observable<T>, cancellations?: CancelScope, recover?: (error: unknown) => T, shape?: (value: T) => T): Observable<T> {
+  return new FirstReplyObservable(source, cancellations, recover, shape);
 }

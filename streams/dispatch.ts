@@ -12,13 +12,13 @@
  * answered with an internal error (logged, details never sent), so no input
  * can take a connection, let alone the process, down with it.
  */
-import { map, of, type Observable } from 'rxjs';
+import { of, type Observable } from 'rxjs';
 import { methodNotFound } from '../lib/errors.js';
 import { isJsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from './call-telemetry.js';
 import { firstReply } from './cancellation.js';
 import { classifyMessage } from './classify-message.js';
-import { perMessageEra, type Decided } from './era-decision.js';
+import { perMessageEra, type Decided, type DecidedRequest } from './era-decision.js';
 import { ERAS } from './eras.js';
 import { pipelineFailure, reportPipelineFailure } from './pipeline-failure.js';
 import type { Origin, RequestScope, ServerCore } from './server-core.js';
@@ -35,6 +35,25 @@ function onNotification(core: ServerCore, origin: Origin, method: string, params
 
 function isCancellableId(value: unknown): value is string | number {
   return value !== null && isJsonRpcId(value);
+}
+
+/**
+ * Written out, not spread: V8 copies a literal with a conditional spread on
+ * a slow path. `principal` and `modern` are absent, not undefined, when
+ * there is none (the call context and telemetry say "no principal" by
+ * absence); four literals keep each scope one of four shapes.
+ */
+function requestScope(origin: Origin, request: DecidedRequest): RequestScope {
+  const { connId, transport, peer, principal, mode } = origin;
+  const { id, method, params, era, modern } = request;
+  if (principal === undefined) {
+    return modern === undefined
+      ? { connId, transport, peer, mode, id, method, params, era }
+      : { connId, transport, peer, mode, id, method, params, era, modern };
+  }
+  return modern === undefined
+    ? { connId, transport, peer, principal, mode, id, method, params, era }
+    : { connId, transport, peer, principal, mode, id, method, params, era, modern };
 }
 
 export function dispatch(core: ServerCore, message: unknown, origin: Origin): Observable<JsonRpcResponse | null> {
@@ -73,24 +92,14 @@ function route(core: ServerCore, classified: Decided, origin: Origin, message: u
       const era = ERAS[classified.era];
       const handler = era.methods.get(classified.method);
       if (handler === undefined) return of(methodNotFound(classified.id, classified.method));
-      const scope: RequestScope = {
-        connId: origin.connId,
-        transport: origin.transport,
-        peer: origin.peer,
-        ...(origin.principal === undefined ? {} : { principal: origin.principal }),
-        mode: origin.mode,
-        id: classified.id,
-        method: classified.method,
-        params: classified.params,
-        era: classified.era,
-        ...(classified.modern === undefined ? {} : { modern: classified.modern }),
-      };
+      const scope = requestScope(origin, classified);
       const encode = era.encode;
-      const reply$ = encode === null ? handler(core, scope) : handler(core, scope).pipe(map((reply) => encode(core, scope, reply)));
+      const shape = encode === null ? undefined : (reply: JsonRpcResponse | null) => encode(core, scope, reply);
+      const reply$ = handler(core, scope);
       const recover = (error: unknown) => pipelineFailure(core, scope.connId, scope.id, error);
       const first$ = era.uncancellable.has(scope.method)
-        ? firstReply(reply$, undefined, recover)
-        : firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id }, recover);
+        ? firstReply(reply$, undefined, recover, shape)
+        : firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id }, recover, shape);
       return withCallTelemetry(core, scope, message, first$);
     }
   }

@@ -41,7 +41,7 @@ import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import { hasModernClaim, MODERN_META, MODERN_PROTOCOL_VERSIONS, type Era, type EraPolicy, type ModernRequest } from '../lib/protocol/modern.js';
 import type { Classified } from './classify-message.js';
 import { initializationGateFor, type InitializationGate } from './initialization-gate.js';
-import { isEnvelopeError, readEnvelope } from './modern/envelope.js';
+import { EnvelopeReader, isEnvelopeError, readEnvelope } from './modern/envelope.js';
 
 type ClassifiedRequest = Extract<Classified, { kind: 'request' }>;
 
@@ -70,8 +70,8 @@ function legacy(request: ClassifiedRequest): DecidedRequest {
 }
 
 /** A claiming request: modern with its envelope, or the envelope's error. */
-function modern(request: ClassifiedRequest): Decided {
-  const envelope = readEnvelope(request.id, request.params);
+function modern(request: ClassifiedRequest, reader?: EnvelopeReader): Decided {
+  const envelope = reader === undefined ? readEnvelope(request.id, request.params) : reader.read(request.id, request.params);
   if (isEnvelopeError(envelope)) return { kind: 'invalid', reply: envelope };
   return { kind: 'request', id: request.id, method: request.method, params: request.params, era: 'modern', modern: envelope };
 }
@@ -118,6 +118,8 @@ class LegacyOnly implements EraDecision {
 class PerConnection implements EraDecision {
   #pinned: Era | undefined;
   private readonly legacyOnly: LegacyOnly;
+  /** A connection's client repeats its envelope: read once while it does not change. */
+  private readonly envelopes = new EnvelopeReader();
 
   constructor(gate: InitializationGate | undefined) {
     this.legacyOnly = new LegacyOnly(gate);
@@ -131,20 +133,57 @@ class PerConnection implements EraDecision {
     if (this.#pinned === 'legacy') return this.legacyOnly.decide(classified);
     if (this.#pinned === 'modern') {
       if (classified.kind !== 'request') return classified;
-      return hasModernClaim(classified.params) ? modern(classified) : claimMissing(classified.id, classified.method, classified.params);
+      return hasModernClaim(classified.params) ? modern(classified, this.envelopes) : claimMissing(classified.id, classified.method, classified.params);
     }
     if (classified.kind !== 'request') return this.legacyOnly.decide(classified);
     if (!hasModernClaim(classified.params)) {
       this.#pinned = 'legacy';
       return this.legacyOnly.decide(classified);
     }
-    const decided = modern(classified);
+    const decided = modern(classified, this.envelopes);
     if (decided.kind === 'request' && decided.method !== DISCOVER) this.#pinned = 'modern';
     return decided;
   }
 }
 
 const PER_MESSAGE: EraDecision = new PerMessage();
+
+/**
+ * Per message, for a connection whose one request's envelope the transport
+ * has already read (modern HTTP decides the era before serving, with the
+ * same readEnvelope): that request, recognised by its params object, is
+ * modern with that envelope instead of being validated a second time. Only
+ * once; anything else is decided per message.
+ */
+class AlreadyRead implements EraDecision {
+  readonly pinned = undefined;
+  #params: Record<string, unknown> | undefined;
+  #envelope: ModernRequest | undefined;
+
+  constructor(params: Record<string, unknown>, envelope: ModernRequest) {
+    this.#params = params;
+    this.#envelope = envelope;
+  }
+
+  decide(classified: Classified): Decided {
+    const envelope = this.#envelope;
+    if (envelope === undefined || classified.kind !== 'request' || classified.params !== this.#params) return PER_MESSAGE.decide(classified);
+    this.#envelope = undefined;
+    this.#params = undefined;
+    return { kind: 'request', id: classified.id, method: classified.method, params: classified.params, era: 'modern', modern: envelope };
+  }
+}
+
+/** A modern request's envelope as the transport read it (readEnvelope), with the params object it was read from. */
+export interface ReadEnvelope {
+  readonly params: Record<string, unknown>;
+  readonly envelope: ModernRequest;
+}
+
+/** The per-message decision, told one request's envelope in advance (see AlreadyRead). */
+export function perMessageEraWith(read: ReadEnvelope | undefined): EraDecision {
+  return read === undefined ? PER_MESSAGE : new AlreadyRead(read.params, read.envelope);
+}
 
 /** The default policy for a connection declared as `transport`. */
 export function defaultEraPolicy(transport: TransportKind): EraPolicy {

@@ -77,6 +77,57 @@ export function readEnvelope(id: JsonRpcId, params: Record<string, unknown> | un
   return modern;
 }
 
+/**
+ * readEnvelope for one connection whose requests repeat the same envelope
+ * (a stdio or WebSocket client sends the same `_meta` on every request):
+ * when the version, the client info and the log level equal the previous
+ * valid envelope's and the capabilities are an empty object, the checks
+ * are skipped (those values passed them already; an empty object has
+ * nothing to walk). The ModernRequest is still this request's own, made of
+ * what it sent, exactly as readEnvelope makes it. Anything else is read in
+ * full, and remembered when valid.
+ */
+export class EnvelopeReader {
+  #last: ModernRequest | undefined;
+
+  read(id: JsonRpcId, params: Record<string, unknown> | undefined): ModernRequest | JsonRpcErrorResponse {
+    const last = this.#last;
+    const meta = params?._meta;
+    if (last !== undefined && isPlainObject(meta)) {
+      const repeated = repeatOf(last, meta);
+      if (repeated !== undefined) return repeated;
+    }
+    const read = readEnvelope(id, params);
+    if (!isEnvelopeError(read)) this.#last = read;
+    return read;
+  }
+}
+
+/** This envelope as readEnvelope would return it, when it repeats `last`'s values with empty capabilities; else undefined. */
+function repeatOf(last: ModernRequest, meta: Record<string, unknown>): ModernRequest | undefined {
+  const version = meta[MODERN_META.protocolVersion];
+  const logLevel = meta[MODERN_META.logLevel];
+  if (version !== last.protocolVersion || logLevel !== last.logLevel) return undefined;
+  const capabilities = meta[MODERN_META.clientCapabilities];
+  if (!isPlainObject(capabilities) || !hasNoMembers(capabilities)) return undefined;
+  const info = meta[MODERN_META.clientInfo];
+  const known = last.clientInfo;
+  const modern: { -readonly [K in keyof ModernRequest]: ModernRequest[K] } = { protocolVersion: last.protocolVersion, clientCapabilities: capabilities };
+  if (known === undefined) {
+    if (info !== undefined) return undefined;
+  } else {
+    if (!isPlainObject(info) || info.name !== known.name || info.version !== known.version) return undefined;
+    modern.clientInfo = { name: known.name, version: known.version };
+  }
+  if (logLevel !== undefined) modern.logLevel = last.logLevel;
+  return modern;
+}
+
+function hasNoMembers(value: Readonly<Record<string, unknown>>): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
 export function isEnvelopeError(value: ModernRequest | JsonRpcErrorResponse): value is JsonRpcErrorResponse {
   return 'error' in value;
 }

@@ -24,6 +24,8 @@ import { MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { relatedRequestOf } from '../../lib/protocol/related.js';
+import type { ConnectOptions } from '../../lib/server.js';
+import type { ReadEnvelope } from '../../streams/era-decision.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
@@ -121,14 +123,17 @@ export class ModernExchanges {
     return this.inFlight.size;
   }
 
-  serve(req: RequestHead, res: ResponseSink, message: unknown, requestId: JsonRpcId, acceptsSse: boolean, principal?: Principal): void {
+  /** `read`: the request's envelope as classify-era read it (the core takes it instead of reading it again). */
+  serve(req: RequestHead, res: ResponseSink, message: unknown, requestId: JsonRpcId, acceptsSse: boolean, principal?: Principal, read?: ReadEnvelope): void {
     const { ctx } = this;
     const connId = mintConnId('mcp-modern');
     const exchange = new ModernExchange(this, ctx, res, connId, requestId, acceptsSse);
     this.inFlight.add(exchange);
     res.on('close', exchange.finish);
     const peer = peerOf(req, ctx.options.trustedProxyHeader);
-    const end = ctx.server.serveOne(connId, message, { transport: 'http', peer, ...(principal === undefined ? {} : { principal }) }, exchange.deliver);
+    // Written out, not a conditional spread (V8's slow path for such a literal).
+    const options: ConnectOptions = principal === undefined ? { transport: 'http', peer } : { transport: 'http', peer, principal };
+    const end = ctx.server.serveOne(connId, message, options, exchange.deliver, read);
     // Answered before serveOne returned (the common case: a synchronous handler): the connection goes now.
     if (exchange.over) end();
     else exchange.end = end;

@@ -129,7 +129,9 @@ function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: 
         ? undefined
         : scopeGate(modernAuth, ctx.server.registry, principal, message.method, message.params);
     if (denied !== undefined) return sendChallenge(res, denied, modernAuth!);
-    return modernExchangesOf(ctx).serve(req, res, value, era.request.id, acceptsEventStream(req), principal);
+    const params = era.request.params;
+    const read = params === undefined ? undefined : { params, envelope: era.envelope };
+    return modernExchangesOf(ctx).serve(req, res, value, era.request.id, acceptsEventStream(req), principal, read);
   }
   const versionRefusal = legacyVersionRefusal(req);
   if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
