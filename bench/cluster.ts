@@ -3,8 +3,9 @@
  *
  * 1. Scale-out: the modern-era (2026-07-28) HTTP echo with 16 calls
  *    outstanding, on one process alone (in-memory stores, no Redis, direct),
- *    on one node of a Redis deployment (direct), and through the example's
- *    round-robin proxy with 1, 2 and 3 nodes. calls/s, latency, and CPU per
+ *    on 1, 2 and 3 nodes of a Redis deployment with the driver spreading the
+ *    calls itself, and through the example's round-robin proxy with 1, 2
+ *    and 3 nodes. calls/s, latency, and CPU per
  *    call: all nodes summed, the proxy, redis-server, and this driver.
  * 2. The Redis paths, each beside its in-memory twin, one call outstanding
  *    (what one call pays) and 8 (what it costs under load): an approval
@@ -42,7 +43,8 @@ function log(line: string): void {
 }
 
 interface Setup {
-  readonly url: URL;
+  /** Where the driver sends its calls, in turn: the proxy, or every node (the driver spreading them itself). */
+  readonly urls: readonly URL[];
   readonly pids: Pids;
   stop(): Promise<void>;
 }
@@ -61,16 +63,16 @@ async function startSetup(redis: (Child & { url: string }) | undefined, nodes: n
       nodeUrls.push(node.url);
     }
     const nodePids = started.map((child) => child.pid);
-    let url = new URL(nodeUrls[0]!);
+    let urls = nodeUrls.map((nodeUrl) => new URL(nodeUrl));
     let proxyPid: number | undefined;
     if (options.proxy) {
       const proxy = await startNode(PROXY, ['--port', '0', ...nodeUrls], env);
       started.push(proxy);
       proxyPid = proxy.pid;
-      url = new URL('/mcp', proxy.url);
+      urls = [new URL('/mcp', proxy.url)];
     }
     return {
-      url,
+      urls,
       pids: { nodes: nodePids, ...(proxyPid === undefined ? {} : { proxy: proxyPid }), ...(redis === undefined ? {} : { redis: redis.pid }) },
       stop: async () => {
         for (const child of started.reverse()) await child.stop(2_000);
@@ -86,7 +88,9 @@ async function run(label: string, setup: Setup, step: (agent: Agent, url: URL) =
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
   try {
     log(`  ${label}, C=${concurrency} ...`);
-    return await measurePhase(setup.pids, () => step(agent, setup.url), { concurrency, ...load, maxMs: MAX_MS });
+    let next = 0;
+    const target = (): URL => setup.urls[next++ % setup.urls.length]!;
+    return await measurePhase(setup.pids, () => step(agent, target()), { concurrency, ...load, maxMs: MAX_MS });
   } finally {
     agent.destroy();
   }
@@ -103,6 +107,9 @@ async function main(): Promise<void> {
     const shapes: Array<[string, boolean, number, boolean]> = [
       ['one process, in-memory (no Redis), direct', false, 1, false],
       ['1 node on Redis, direct', true, 1, false],
+      // The driver spreading calls over the nodes itself: scale-out without the proxy's own CPU on the same cores.
+      ['2 nodes on Redis, driver round-robin (no proxy)', true, 2, false],
+      ['3 nodes on Redis, driver round-robin (no proxy)', true, 3, false],
       ['proxy + 1 node on Redis', true, 1, true],
       ['proxy + 2 nodes on Redis', true, 2, true],
       ['proxy + 3 nodes on Redis', true, 3, true],
