@@ -20,7 +20,7 @@ import { Cancellations } from '../streams/cancellation.js';
 import { CapabilityTable } from '../streams/capability-table.js';
 import { ClientRequests } from '../streams/client-requests.js';
 import { ConnectionReplies } from '../streams/connection-replies.js';
-import { Connections } from '../streams/connections.js';
+import { Connections, type ConnectionState } from '../streams/connections.js';
 import { DeadlineQueue } from '../streams/deadline-queue.js';
 import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith, type ReadEnvelope } from '../streams/era-decision.js';
 import { ListenHub } from '../streams/listen-hub.js';
@@ -139,7 +139,7 @@ export class McpServer {
     this.registry.adoptLogger(this.options.logger);
     const events = new Subject<ServerEvent>();
     this.events$ = events.asObservable();
-    this.connections = new Connections();
+    this.connections = new Connections((state) => this.connectionGone(state));
     const capabilities = new CapabilityTable(
       this.options.maxClientCapabilities,
       (connId) => this.connections.isLive(connId),
@@ -184,14 +184,6 @@ export class McpServer {
         () => this.connections.subscriptions,
       ),
     };
-    this.lifetime.add(
-      this.connections.exits$.subscribe((connId) => {
-        capabilities.delete(connId);
-        this.core.listens.dropConnection(connId);
-        // Tickets held by a connection (stdio, WebSocket, memory) cannot be redeemed once it is gone; HTTP holders are peers.
-        this.core.approvals.ledger.dropHolder(connId).subscribe();
-      }),
-    );
     this.lifetime.add(this.hearRemoteEvents());
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
       this.lifetime.add(
@@ -273,14 +265,15 @@ export class McpServer {
         logSafely(logger, 'error', { err, connId }, 'a message could not be delivered; dropped');
       }
     };
-    const pushes = state.pushes.subscribe((out) => {
+    const receive = (out: OutboundMessage): void => {
       if (accepts(state, out)) safely(out);
-    });
+    };
+    const pushes = state.receive(receive);
     const replies = new ConnectionReplies(this.core, origin, safely, () => {});
     replies.next(message);
     return () => {
       replies.stop();
-      pushes.unsubscribe();
+      state.unreceive(receive, pushes);
       this.connections.detach(state);
     };
   }
@@ -519,6 +512,23 @@ export class McpServer {
     } catch (err) {
       logSafely(this.options.logger, 'error', { err, event: event.type }, 'the event bus threw on publish');
     }
+  }
+
+  /**
+   * A connection's exit (until close): its advertised capabilities, listen
+   * streams and approval tickets go. Tickets held by a connection (stdio,
+   * WebSocket, memory) cannot be redeemed once it is gone; HTTP holders are
+   * peers. A ledger that can drop synchronously (the in-memory one) is asked
+   * so, without an Observable per exit.
+   */
+  private connectionGone(state: ConnectionState): void {
+    if (this.lifetime.closed) return;
+    const { connId } = state;
+    this.core.capabilities.delete(connId);
+    this.core.listens.dropConnection(connId);
+    const ledger = this.core.approvals.ledger;
+    if (ledger.dropHolderNow !== undefined) ledger.dropHolderNow(connId);
+    else ledger.dropHolder(connId).subscribe();
   }
 
   /**

@@ -70,6 +70,8 @@ export interface ApprovalLedger {
   reissue(ticketId: string): Observable<TicketReissue>;
   /** Frees every ticket `holder` holds (its connection is gone: nobody can redeem them); emits how many. */
   dropHolder(holder: string): Observable<number>;
+  /** dropHolder done at once, for a ledger that can (the in-memory one): the server calls it on every connection's exit. */
+  dropHolderNow?(holder: string): number;
 }
 
 /** What a server hands the `approvalLedger` option's factory (a cluster store): its caps, clock, events and logger. */
@@ -194,7 +196,9 @@ export class MemoryApprovalLedger implements ApprovalLedger {
   }
 
   dropHolderNow(holder: string): number {
-    const entries = [...(this.byHolder.get(holder) ?? [])];
+    const held = this.byHolder.get(holder);
+    if (held === undefined) return 0;
+    const entries = [...held];
     for (const entry of entries) {
       this.remove(entry);
       entry.hold.release();

@@ -52,7 +52,8 @@ class CallInFlight {
 }
 
 export class ConnectionReplies {
-  private readonly inFlight = new Set<CallInFlight>();
+  /** Made by the first call that outlives its dispatch: a one-request connection's synchronous call needs none. */
+  private inFlight: Set<CallInFlight> | undefined;
   private inbound: Subscription | undefined;
   private stopped = false;
 
@@ -81,7 +82,7 @@ export class ConnectionReplies {
     }
     const call = new CallInFlight(this);
     call.subscription = dispatch(this.core, message, origin).subscribe(call);
-    if (!call.finished) this.inFlight.add(call);
+    if (!call.finished) (this.inFlight ??= new Set()).add(call);
   }
 
   error(): void {
@@ -97,6 +98,7 @@ export class ConnectionReplies {
     if (this.stopped) return;
     this.stopped = true;
     this.inbound?.unsubscribe();
+    if (this.inFlight === undefined) return;
     for (const call of this.inFlight) call.subscription?.unsubscribe();
     this.inFlight.clear();
   }
@@ -106,7 +108,7 @@ export class ConnectionReplies {
   }
 
   forget(call: CallInFlight): void {
-    this.inFlight.delete(call);
+    this.inFlight?.delete(call);
   }
 
   failed(error: unknown): void {

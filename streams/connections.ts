@@ -15,21 +15,102 @@ import type { ConnId, TransportKind } from '../lib/context.js';
 import type { LogLevel } from '../lib/log-levels.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 
-export interface ConnectionState {
-  readonly connId: ConnId;
-  readonly transport: TransportKind;
-  /** The fairness key of the remote peer (see ConnectOptions.peer); the connection id when none was given. */
-  readonly peer: string;
-  /** The verified caller of this connection, fixed by the first attach that had one. */
-  readonly principal: Principal | undefined;
-  subscribers: number;
-  logLevel: LogLevel;
+/** What `resourceSubscriptions` reads as before a connection's first URI (never written). */
+const NO_URIS: ReadonlySet<string> = new Set();
+
+/**
+ * One live connection. Its push channel, background work and URI set are
+ * made on first use: a stateless HTTP request is a connection of its own,
+ * and most never subscribe, park or get a push from outside their reply.
+ */
+export class ConnectionState {
+  subscribers = 0;
+  logLevel: LogLevel = 'debug';
+  #uris: Set<string> | undefined;
+  #pushes: Subject<OutboundMessage> | undefined;
+  #receiver: ((message: OutboundMessage) => void) | undefined;
+  #background: Subscription | undefined;
+  #ended = false;
+
+  constructor(
+    readonly connId: ConnId,
+    readonly transport: TransportKind,
+    /** The fairness key of the remote peer (see ConnectOptions.peer); the connection id when none was given. */
+    readonly peer: string,
+    /** The verified caller of this connection, fixed by the first attach that had one. */
+    readonly principal: Principal | undefined,
+  ) {}
+
   /** The URIs this connection subscribed; change it through Connections.subscribeResource / unsubscribeResource. */
-  readonly resourceSubscriptions: Set<string>;
-  /** Messages for this connection only (elicitation requests, pushed replies). */
-  readonly pushes: Subject<OutboundMessage>;
-  /** Work whose reply is pushed rather than returned; ends with the connection. */
-  readonly background: Subscription;
+  get resourceSubscriptions(): ReadonlySet<string> {
+    return this.#uris ?? NO_URIS;
+  }
+
+  /** Messages for this connection only (elicitation requests, pushed replies); completes when the connection ends. */
+  get pushes(): Observable<OutboundMessage> {
+    if (this.#pushes === undefined) {
+      this.#pushes = new Subject();
+      if (this.#ended) this.#pushes.complete();
+    }
+    return this.#pushes;
+  }
+
+  /** Work whose reply is pushed rather than returned; ends with the connection (added once it has ended, it ends at once). */
+  get background(): Subscription {
+    this.#background ??= this.#ended ? Subscription.EMPTY : new Subscription();
+    return this.#background;
+  }
+
+  /**
+   * `receive` gets this connection's pushes until `unreceive(receive)` or the
+   * end, like a subscriber to `pushes` without the subscription: a
+   * connection's first receiver, before anyone subscribed to `pushes`, takes
+   * a slot of its own (a one-request connection's only one); any other is
+   * subscribed. Pushes reach receivers in the order they came.
+   */
+  receive(receive: (message: OutboundMessage) => void): Subscription | undefined {
+    if (this.#receiver === undefined && this.#pushes === undefined && !this.#ended) {
+      this.#receiver = receive;
+      return undefined;
+    }
+    return this.pushes.subscribe(receive);
+  }
+
+  /** Ends what `receive` started: `subscription` is what it returned. */
+  unreceive(receive: (message: OutboundMessage) => void, subscription: Subscription | undefined): void {
+    if (subscription !== undefined) subscription.unsubscribe();
+    else if (this.#receiver === receive) this.#receiver = undefined;
+  }
+
+  /** @internal Connections.push. */
+  deliver(message: OutboundMessage): void {
+    this.#receiver?.(message);
+    this.#pushes?.next(message);
+  }
+
+  /** @internal Connections' bookkeeping: whether the URI set changed. */
+  addUri(uri: string): boolean {
+    this.#uris ??= new Set();
+    if (this.#uris.has(uri)) return false;
+    this.#uris.add(uri);
+    return true;
+  }
+
+  /** @internal */
+  deleteUri(uri: string): boolean {
+    return this.#uris?.delete(uri) ?? false;
+  }
+
+  /** @internal The last subscriber left: background work ends, pushes complete; returns how many URIs it held. */
+  end(): number {
+    this.#ended = true;
+    const uris = this.#uris?.size ?? 0;
+    this.#uris?.clear();
+    this.#receiver = undefined;
+    this.#background?.unsubscribe();
+    this.#pushes?.complete();
+    return uris;
+  }
 }
 
 export class Connections {
@@ -39,21 +120,14 @@ export class Connections {
 
   readonly exits$: Observable<ConnId> = this.exitSubject.asObservable();
 
+  /** `onExit`: told of each connection's exit, synchronously, before `exits$` (the server's cleanup, without a subscription). */
+  constructor(private readonly onExit: (state: ConnectionState) => void = () => {}) {}
+
   /** The first attach of a connection fixes its transport, peer and principal; later ones join it. */
   attach(connId: ConnId, transport: TransportKind, peer?: string, principal?: Principal): ConnectionState {
     let state = this.live.get(connId);
     if (state === undefined) {
-      state = {
-        connId,
-        transport,
-        peer: peer ?? connId,
-        principal,
-        subscribers: 0,
-        logLevel: 'debug',
-        resourceSubscriptions: new Set(),
-        pushes: new Subject(),
-        background: new Subscription(),
-      };
+      state = new ConnectionState(connId, transport, peer ?? connId, principal);
       this.live.set(connId, state);
     }
     state.subscribers += 1;
@@ -65,10 +139,8 @@ export class Connections {
     state.subscribers -= 1;
     if (state.subscribers > 0 || this.live.get(state.connId) !== state) return;
     this.live.delete(state.connId);
-    this.subscriptionCount -= state.resourceSubscriptions.size;
-    state.resourceSubscriptions.clear();
-    state.background.unsubscribe();
-    state.pushes.complete();
+    this.subscriptionCount -= state.end();
+    this.onExit(state);
     this.exitSubject.next(state.connId);
   }
 
@@ -90,13 +162,12 @@ export class Connections {
   }
 
   subscribeResource(state: ConnectionState, uri: string): void {
-    if (this.live.get(state.connId) !== state || state.resourceSubscriptions.has(uri)) return;
-    state.resourceSubscriptions.add(uri);
-    this.subscriptionCount += 1;
+    if (this.live.get(state.connId) !== state) return;
+    if (state.addUri(uri)) this.subscriptionCount += 1;
   }
 
   unsubscribeResource(state: ConnectionState, uri: string): void {
-    if (state.resourceSubscriptions.delete(uri)) this.subscriptionCount -= 1;
+    if (state.deleteUri(uri)) this.subscriptionCount -= 1;
   }
 
   /** Emits once when `connId`'s last subscriber leaves. */
@@ -112,7 +183,7 @@ export class Connections {
   push(connId: ConnId, message: OutboundMessage): boolean {
     const state = this.live.get(connId);
     if (state === undefined) return false;
-    state.pushes.next(message);
+    state.deliver(message);
     return true;
   }
 }

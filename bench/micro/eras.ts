@@ -5,7 +5,7 @@
  * the bench server's configuration. Rounds alternate eras, so a busy machine
  * slows both alike; the table has the median of the rounds.
  *
- *   npm run build && node dist/bench/micro/eras.js [--calls N] [--rounds N] [--mode stdio|core|json] [--era legacy|modern]
+ *   npm run build && node dist/bench/micro/eras.js [--calls N] [--rounds N] [--mode stdio|core|post|json] [--era legacy|modern]
  *
  * - `stdio` (default): serveStdio on in-memory streams; request lines are
  *   encoded before timing, written 16 at a time (the C=16 scenario's
@@ -13,6 +13,11 @@
  *   does per call but the syscalls.
  * - `core`: server.connect fed the decoded objects, replies not encoded: the
  *   pipeline without the wire.
+ * - `post`: Streamable HTTP's server side without node:http: modern is
+ *   what ModernExchanges.serve does per POST (a minted connection id, the
+ *   envelope read as classify-era reads it, serveOne, its end once
+ *   answered), legacy is a session's one long-lived `http` connection fed
+ *   the decoded objects. What a modern POST's connection of its own costs.
  * - `json`: no server: JSON.parse of the request line and JSON.stringify of
  *   the reply object, each era's exact bytes. The share of the gap that is
  *   message size.
@@ -24,12 +29,15 @@ import { Session } from 'node:inspector/promises';
 import { PassThrough, Writable } from 'node:stream';
 import { Subject } from 'rxjs';
 import { allowAll, createServer, Registry, ToolError, type McpServer } from '../../lib/index.js';
+import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
+import { isEnvelopeError, readEnvelope } from '../../streams/modern/envelope.js';
+import { mintConnId } from '../../transports/conn-id.js';
 import { serveStdio } from '../../transports/stdio.js';
 import { withModernMeta } from '../driver/modern-meta.js';
 import { ECHO_ARGS } from '../driver/tool-call.js';
 
 type Era = 'legacy' | 'modern';
-type Mode = 'stdio' | 'core' | 'json';
+type Mode = 'stdio' | 'core' | 'post' | 'json';
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -128,14 +136,61 @@ function stdioTarget(era: Era): { target: Target; ready: Promise<void> } {
   };
 }
 
+/** A POST's peer, as peerOf gives it. */
+const PEER = 'addr:127.0.0.1';
+
+/**
+ * One serveOne per message, as ModernExchanges.serve calls it: its reply
+ * ends the connection (at once when it came before serveOne returned, the
+ * synchronous echo's case).
+ */
+function postTarget(): { target: Target; ready: Promise<void> } {
+  const messages = Array.from({ length: BURST }, (_, id) => JSON.parse(JSON.stringify(echo('modern', id))) as { id: number; params: Record<string, unknown> });
+  const server = buildServer();
+  let seen = 0;
+  let wake: () => void = () => {};
+  let want = 0;
+  const post = (message: (typeof messages)[number]): void => {
+    const read = readEnvelope(message.id, message.params);
+    if (isEnvelopeError(read)) throw new Error('the bench request has a bad envelope');
+    let answered = false;
+    let end: (() => void) | undefined;
+    const deliver = (out: OutboundMessage): void => {
+      if ('method' in out || answered) return;
+      answered = true;
+      end?.();
+      seen += 1;
+      if (seen >= want) wake();
+    };
+    const finish = server.serveOne(mintConnId('mcp-modern'), message, { transport: 'http', peer: PEER }, deliver, { params: message.params, envelope: read });
+    if (answered) finish();
+    else end = finish;
+  };
+  return {
+    ready: Promise.resolve(),
+    target: {
+      burst() {
+        const done = new Promise<void>((resolve) => {
+          want = seen + BURST;
+          wake = resolve;
+        });
+        for (const message of messages) post(message);
+        if (seen >= want) wake();
+        return done;
+      },
+    },
+  };
+}
+
 function coreTarget(era: Era): { target: Target; ready: Promise<void> } {
+  if (MODE === 'post' && era === 'modern') return postTarget();
   const messages = Array.from({ length: BURST }, (_, id) => JSON.parse(JSON.stringify(echo(era, id))) as unknown);
   const inbound = new Subject<unknown>();
   let seen = 0;
   let want = 0;
   let wake: () => void = () => {};
   buildServer()
-    .connect('bench', inbound, { transport: 'stdio' })
+    .connect('bench', inbound, MODE === 'post' ? { transport: 'http', peer: PEER } : { transport: 'stdio' })
     .subscribe(() => {
       seen += 1;
       if (seen >= want) wake();
@@ -185,7 +240,7 @@ async function allocatedBytes(run: () => Promise<void>): Promise<number> {
 
 /** A fresh connection, warmed up; then `rounds` timed passes, CPU µs per call each, and one allocation pass. */
 async function serverRuns(era: Era, rounds: number, withAllocation: boolean): Promise<{ cpuUs: number[]; kb: number }> {
-  const { target, ready } = (MODE === 'core' ? coreTarget : stdioTarget)(era);
+  const { target, ready } = (MODE === 'stdio' ? stdioTarget : coreTarget)(era);
   await ready;
   const pass = () => drive(target, CALLS);
   // Warm-up: at least 30 000 calls, so the JIT has settled before anything is counted.
