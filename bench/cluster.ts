@@ -33,9 +33,15 @@ const RESULTS = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 const quick = process.argv.includes('--quick');
 // --smoke: a handful of calls, to check the plumbing; its numbers mean nothing.
 const smoke = process.argv.includes('--smoke');
-const LOAD = smoke ? { calls: 40, warmup: 10 } : quick ? { calls: 2_000, warmup: 400 } : { calls: 8_000, warmup: 1_500 };
+// --calls N: a longer scale-out run (each node of N must warm its own JIT, so short runs overstate per-call CPU with more nodes).
+const callsFlag = process.argv.indexOf('--calls');
+const CALLS = callsFlag > 0 ? Number(process.argv[callsFlag + 1]) : undefined;
+if (CALLS !== undefined && !(Number.isSafeInteger(CALLS) && CALLS > 0)) throw new Error('--calls takes a positive integer');
+const LOAD = CALLS !== undefined
+  ? { calls: CALLS, warmup: Math.ceil(CALLS / 4) }
+  : smoke ? { calls: 40, warmup: 10 } : quick ? { calls: 2_000, warmup: 400 } : { calls: 8_000, warmup: 1_500 };
 const PATH_LOAD_C1 = smoke ? { calls: 10, warmup: 5 } : quick ? { calls: 400, warmup: 100 } : { calls: 1_500, warmup: 300 };
-const MAX_MS = 30_000;
+const MAX_MS = 120_000;
 const env = { ...process.env, NODE_ENV: 'production', RXMCP_LOG_LEVEL: 'silent' };
 
 function log(line: string): void {
