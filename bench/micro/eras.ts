@@ -25,13 +25,14 @@
  * CPU is process.cpuUsage (user+system) per call; KB is what V8's sampling
  * heap profiler saw allocated per call, garbage included.
  */
-import { Session } from 'node:inspector/promises';
 import { PassThrough, Writable } from 'node:stream';
 import { Subject } from 'rxjs';
-import { allowAll, createServer, Registry, ToolError, type McpServer } from '../../lib/index.js';
+import { allowAll, createServer, Registry, type McpServer } from '../../lib/index.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { isEnvelopeError, readEnvelope } from '../../streams/modern/envelope.js';
 import { mintConnId } from '../../transports/conn-id.js';
+import { registerEcho } from '../servers/echo-tool.js';
+import { allocatedBytes } from './allocated-bytes.js';
 import { serveStdio } from '../../transports/stdio.js';
 import { withModernMeta } from '../driver/modern-meta.js';
 import { ECHO_ARGS } from '../driver/tool-call.js';
@@ -53,15 +54,7 @@ const BURST = 16;
 
 function buildServer(): McpServer {
   const registry = new Registry();
-  registry.registerTool({
-    name: 'echo',
-    description: 'Returns the text it is given.',
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    handler: ({ text }) => {
-      if (typeof text !== 'string') throw new ToolError('text must be a string');
-      return text;
-    },
-  });
+  registerEcho(registry);
   return createServer({
     name: 'rxmcp-bench',
     registry,
@@ -220,22 +213,6 @@ function coreTarget(era: Era): { target: Target; ready: Promise<void> } {
 
 async function drive(target: Target, calls: number): Promise<void> {
   for (let done = 0; done < calls; done += BURST) await target.burst();
-}
-
-async function allocatedBytes(run: () => Promise<void>): Promise<number> {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  await run();
-  const { profile } = await session.post('HeapProfiler.stopSampling');
-  session.disconnect();
-  let bytes = 0;
-  const walk = (node: { selfSize: number; children: unknown[] }) => {
-    bytes += node.selfSize;
-    for (const child of node.children) walk(child as typeof node);
-  };
-  walk(profile.head as unknown as { selfSize: number; children: unknown[] });
-  return bytes;
 }
 
 /** A fresh connection, warmed up; then `rounds` timed passes, CPU µs per call each, and one allocation pass. */

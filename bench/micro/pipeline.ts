@@ -10,8 +10,8 @@
  * pipeline: the cost of having middleware at all (without it, the pipeline
  * must cost what it did before middleware existed).
  */
-import { Session } from 'node:inspector/promises';
 import { Subject, map, of, timer } from 'rxjs';
+import { allocatedBytes } from './allocated-bytes.js';
 import { allowAll, createServer, Registry, type Middleware } from '../../lib/index.js';
 
 const HANDLERS: Record<string, () => unknown> = {
@@ -45,22 +45,7 @@ async function measure(kind: string, calls: number): Promise<{ cpuUs: number; kb
   const cpu0 = process.cpuUsage();
   await round();
   const cpu = process.cpuUsage(cpu0);
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 256,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  await round();
-  const { profile } = await session.post('HeapProfiler.stopSampling');
-  session.disconnect();
-  let bytes = 0;
-  const walk = (node: { selfSize: number; children: unknown[] }) => {
-    bytes += node.selfSize;
-    for (const child of node.children) walk(child as typeof node);
-  };
-  walk(profile.head as unknown as { selfSize: number; children: unknown[] });
+  const bytes = await allocatedBytes(round);
   return { cpuUs: (cpu.user + cpu.system) / calls, kb: bytes / calls / 1024 };
 }
 

@@ -14,7 +14,8 @@
  *   authorizer) so the network boot guards let http and ws start.
  */
 import { map, timer } from 'rxjs';
-import { allowAll, createServer, Registry, ToolError, type McpServer } from '../../lib/index.js';
+import { allowAll, createServer, Registry, type McpServer } from '../../lib/index.js';
+import { registerEcho } from './echo-tool.js';
 import { serveStdio } from '../../transports/stdio.js';
 import { serveWebSocket } from '../../transports/ws/index.js';
 import { announceReady, exitOnSignals, parseServerArgs, type ServerArgs } from './argv.js';
@@ -22,15 +23,7 @@ import { serveRxmcpHttp } from './rxmcp-http.js';
 
 function buildServer(args: ServerArgs): McpServer {
   const registry = new Registry();
-  registry.registerTool({
-    name: 'echo',
-    description: 'Returns the text it is given.',
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    handler: ({ text }) => {
-      if (typeof text !== 'string') throw new ToolError('text must be a string');
-      return text;
-    },
-  });
+  registerEcho(registry);
   registry.registerTool({
     name: 'sleep',
     description: 'Waits ms milliseconds, then returns.',
