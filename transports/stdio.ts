@@ -29,6 +29,7 @@ import { isPrincipal, type Principal } from '../lib/auth/principal.js';
 import { DEFAULT_CONN_ID, type ConnId } from '../lib/context.js';
 import { ConfigError, parseError } from '../lib/errors.js';
 import { guardedObserver } from '../lib/guarded.js';
+import { positiveIntegerOption } from '../lib/option-checks.js';
 import type { McpServer } from '../lib/server.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { decodeJsonLine, encodeJsonLine } from './json-lines.js';
@@ -57,14 +58,6 @@ export interface StdioHandle {
   close(): void;
 }
 
-function checkedMaxLineBytes(value: unknown): number {
-  if (value === undefined) return DEFAULT_MAX_LINE_BYTES;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError('maxLineBytes', `maxLineBytes must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
 function checkedConnId(value: unknown): ConnId {
   if (value === undefined) return DEFAULT_CONN_ID;
   if (typeof value !== 'string' || value.length === 0) throw new ConfigError('connId', 'connId must be a non-empty string');
@@ -78,7 +71,7 @@ function checkedPrincipal(value: unknown): Principal | undefined {
 }
 
 export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioHandle {
-  const maxLineBytes = checkedMaxLineBytes(options.maxLineBytes);
+  const maxLineBytes = positiveIntegerOption('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_LINE_BYTES);
   const connId = checkedConnId(options.connId);
   const principal = checkedPrincipal(options.principal);
   const input = options.input ?? process.stdin;

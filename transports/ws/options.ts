@@ -8,6 +8,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { ConfigError } from '../../lib/errors.js';
+import { positiveIntegerOption } from '../../lib/option-checks.js';
 import { CONNECTION_LIMIT_OPTIONS, resolveConnectionLimits, type ConnectionLimitOptions, type ConnectionLimits } from '../connection-limits.js';
 import { AUTH_OPTION_NAMES, resolveTransportAuth, type ResolvedAuth, type TransportAuthOptions } from '../auth-options.js';
 import { trustedProxyHeaderOption } from '../peer.js';
@@ -102,14 +103,6 @@ const KNOWN_OPTIONS = new Set<string>([
   'allowedHosts', 'allowedOrigins', 'requireAuthorization', 'env', 'trustedProxyHeader', ...CONNECTION_LIMIT_OPTIONS, ...AUTH_OPTION_NAMES,
 ]);
 
-function positiveInteger(option: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(option, `${option} must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
 /** Lower-cased, IPv6 literals bracketed, so "::1" and "[::1]" name the same host. */
 export function normalizeHostname(name: string): string {
   const lower = name.trim().toLowerCase();
@@ -158,7 +151,7 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
   }
   const host = attach ? '' : ((options as ListenWebSocketOptions).host ?? '127.0.0.1');
   if (typeof host !== 'string') throw new ConfigError('host', 'host must be a string');
-  const pingIntervalMs = options.pingIntervalMs === null ? null : positiveInteger('pingIntervalMs', options.pingIntervalMs, 30_000);
+  const pingIntervalMs = options.pingIntervalMs === null ? null : positiveIntegerOption('pingIntervalMs', options.pingIntervalMs, 30_000);
   if (options.requireAuthorization !== undefined && typeof options.requireAuthorization !== 'boolean') {
     throw new ConfigError('requireAuthorization', 'requireAuthorization must be a boolean');
   }
@@ -168,12 +161,12 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
     port: attach ? 0 : (options as ListenWebSocketOptions).port,
     host,
     path: path(options.path, attach ? '/ws' : undefined),
-    maxPayload: positiveInteger('maxPayload', options.maxPayload, 4 * 1024 * 1024),
-    maxBufferedBytes: positiveInteger('maxBufferedBytes', options.maxBufferedBytes, 8 * 1024 * 1024),
-    maxTotalBufferedBytes: positiveInteger('maxTotalBufferedBytes', options.maxTotalBufferedBytes, 64 * 1024 * 1024),
+    maxPayload: positiveIntegerOption('maxPayload', options.maxPayload, 4 * 1024 * 1024),
+    maxBufferedBytes: positiveIntegerOption('maxBufferedBytes', options.maxBufferedBytes, 8 * 1024 * 1024),
+    maxTotalBufferedBytes: positiveIntegerOption('maxTotalBufferedBytes', options.maxTotalBufferedBytes, 64 * 1024 * 1024),
     pingIntervalMs,
-    closeGraceMs: positiveInteger('closeGraceMs', options.closeGraceMs, 5_000),
-    maxConnections: positiveInteger('maxConnections', options.maxConnections, 16_384),
+    closeGraceMs: positiveIntegerOption('closeGraceMs', options.closeGraceMs, 5_000),
+    maxConnections: positiveIntegerOption('maxConnections', options.maxConnections, 16_384),
     connectionLimits: attach ? undefined : resolveConnectionLimits(options as ListenWebSocketOptions),
     allowedHosts: nameList('allowedHosts', options.allowedHosts),
     allowedOrigins: nameList('allowedOrigins', options.allowedOrigins),
