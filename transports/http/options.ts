@@ -5,6 +5,7 @@
  * client can make this transport hold unbounded state.
  */
 import { ConfigError } from '../../lib/errors.js';
+import { positiveIntegerOption } from '../../lib/option-checks.js';
 import { AUTH_OPTION_NAMES, resolveTransportAuth, type ResolvedAuth, type TransportAuthOptions } from '../auth-options.js';
 import { trustedProxyHeaderOption } from '../peer.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
@@ -98,13 +99,13 @@ const KNOWN = new Set([
   'requireAuthorization', 'env', 'trustedProxyHeader', ...AUTH_OPTION_NAMES,
 ]);
 
-function positiveInteger(option: string, value: unknown, fallback: number, allowInfinity = false): number {
-  if (value === undefined) return fallback;
-  if (allowInfinity && value === Infinity) return value;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(option, `${option} must be a positive integer${allowInfinity ? ' or Infinity' : ''}, got ${String(value)}`);
+/** The one bound that may be Infinity (it turns the idle timeout off); its message names that way out. */
+function idleTimeoutMs(value: unknown): number {
+  if (value === Infinity) return value;
+  if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)) {
+    throw new ConfigError('sessionIdleTimeoutMs', `sessionIdleTimeoutMs must be a positive integer or Infinity, got ${String(value)}`);
   }
-  return value;
+  return positiveIntegerOption('sessionIdleTimeoutMs', value, 600_000);
 }
 
 function path(option: string, value: unknown, fallback: string): string {
@@ -167,8 +168,8 @@ export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHt
     throw new ConfigError('requireAuthorization', 'requireAuthorization must be a boolean');
   }
   const healthPath = options.healthPath === null ? null : path('healthPath', options.healthPath, '/health');
-  const maxSessions = positiveInteger('maxSessions', options.maxSessions, 1024);
-  const maxSessionsPerPeer = positiveInteger('maxSessionsPerPeer', options.maxSessionsPerPeer, Math.max(Math.floor(maxSessions / 2), 1));
+  const maxSessions = positiveIntegerOption('maxSessions', options.maxSessions, 1024);
+  const maxSessionsPerPeer = positiveIntegerOption('maxSessionsPerPeer', options.maxSessionsPerPeer, Math.max(Math.floor(maxSessions / 2), 1));
   if (maxSessionsPerPeer > maxSessions) {
     throw new ConfigError('maxSessionsPerPeer', `maxSessionsPerPeer (${maxSessionsPerPeer}) may not exceed maxSessions (${maxSessions})`);
   }
@@ -179,17 +180,17 @@ export function resolveHttpOptions(options: HttpHandlerOptions = {}): ResolvedHt
     messagesPath: legacy === false ? null : path('legacySse.messagesPath', legacyPaths.messagesPath, '/messages'),
     maxSessions,
     maxSessionsPerPeer,
-    sessionIdleTimeoutMs: positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 600_000, true),
-    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 4 * 1024 * 1024),
-    keepAliveMs: positiveInteger('keepAliveMs', options.keepAliveMs, 15_000),
-    retryMs: positiveInteger('retryMs', options.retryMs, 1000),
-    maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, 1024 * 1024),
-    streamStallTimeoutMs: positiveInteger('streamStallTimeoutMs', options.streamStallTimeoutMs, 30_000),
-    maxBacklogMessages: positiveInteger('maxBacklogMessages', options.maxBacklogMessages, 256),
-    maxGetStreamsPerSession: positiveInteger('maxGetStreamsPerSession', options.maxGetStreamsPerSession, 4),
+    sessionIdleTimeoutMs: idleTimeoutMs(options.sessionIdleTimeoutMs),
+    maxBodyBytes: positiveIntegerOption('maxBodyBytes', options.maxBodyBytes, 4 * 1024 * 1024),
+    keepAliveMs: positiveIntegerOption('keepAliveMs', options.keepAliveMs, 15_000),
+    retryMs: positiveIntegerOption('retryMs', options.retryMs, 1000),
+    maxStreamBufferBytes: positiveIntegerOption('maxStreamBufferBytes', options.maxStreamBufferBytes, 1024 * 1024),
+    streamStallTimeoutMs: positiveIntegerOption('streamStallTimeoutMs', options.streamStallTimeoutMs, 30_000),
+    maxBacklogMessages: positiveIntegerOption('maxBacklogMessages', options.maxBacklogMessages, 256),
+    maxGetStreamsPerSession: positiveIntegerOption('maxGetStreamsPerSession', options.maxGetStreamsPerSession, 4),
     eventStore: options.eventStore ?? new InMemoryEventStore(),
     sessionDirectory: options.sessionDirectory ?? null,
-    relayConnectTimeoutMs: positiveInteger('relayConnectTimeoutMs', options.relayConnectTimeoutMs, 2000),
+    relayConnectTimeoutMs: positiveIntegerOption('relayConnectTimeoutMs', options.relayConnectTimeoutMs, 2000),
     allowedHosts: stringList('allowedHosts', options.allowedHosts) ?? DEFAULT_ALLOWED_HOSTS,
     allowedOrigins: stringList('allowedOrigins', options.allowedOrigins) ?? null,
     trustedProxyHeader: trustedProxyHeaderOption(options.trustedProxyHeader),
