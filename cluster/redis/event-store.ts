@@ -23,7 +23,7 @@
  * (undefined, a new stream). Entries are validated; a bad one is skipped and
  * reported.
  */
-import { ConfigError } from '../../lib/errors.js';
+import { positiveIntegerOption } from '../../lib/option-checks.js';
 import type { EventStore, Replay, StoredEvent } from '../../transports/http/event-store.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink, RedisReply } from './link.js';
@@ -65,12 +65,6 @@ export interface RedisEventStoreOptions {
 /** `<streamId>_<seq>`: the stream ids the transport mints are letters and digits. */
 const EVENT_ID = /^([A-Za-z0-9]{1,32})_([1-9][0-9]{0,15})$/;
 
-function positive(option: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigError(option, `${option} must be a positive integer`);
-  return value;
-}
-
 interface Entry {
   readonly seq: number;
   readonly streamId: string;
@@ -106,8 +100,8 @@ export class RedisEventStore implements EventStore {
   private readonly deletions = new Map<string, Promise<void>>();
 
   constructor(private readonly options: RedisEventStoreOptions) {
-    this.maxEventsPerSession = positive('maxEventsPerSession', options.maxEventsPerSession, 512);
-    this.ttlMs = positive('ttlMs', options.ttlMs, 660_000);
+    this.maxEventsPerSession = positiveIntegerOption('maxEventsPerSession', options.maxEventsPerSession, 512);
+    this.ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, 660_000);
   }
 
   append(sessionId: string, streamId: string, data: string | null): string {

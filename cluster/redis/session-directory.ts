@@ -20,6 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../../lib/errors.js';
+import { positiveIntegerOption } from '../../lib/option-checks.js';
 import { isNodeId, type SessionDirectory, type SessionRoute } from '../../transports/http/session-directory.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
@@ -80,12 +81,6 @@ function routeFrom(nodeId: string, record: unknown): SessionRoute | undefined {
   }
 }
 
-function positive(option: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigError(option, `${option} must be a positive integer`);
-  return value;
-}
-
 async function sharedRelayKey(link: RedisLink, key: string): Promise<Uint8Array> {
   await link.command(key, ['SET', key, randomBytes(KEY_BYTES).toString('base64url'), 'NX']);
   const stored = await link.command(key, ['GET', key]);
@@ -97,9 +92,9 @@ async function sharedRelayKey(link: RedisLink, key: string): Promise<Uint8Array>
 export async function redisSessionDirectory(options: RedisSessionDirectoryOptions): Promise<RedisSessionDirectory> {
   const { link, keys, nodeId } = options;
   if (!isNodeId(nodeId)) throw new ConfigError('nodeId', 'nodeId must be 1-64 letters, digits, _ or - (session ids carry it)');
-  const heartbeatMs = positive('heartbeatMs', options.heartbeatMs, 2000);
-  const ttlMs = positive('ttlMs', options.ttlMs, 3 * heartbeatMs);
-  const cacheMs = positive('cacheMs', options.cacheMs, 1000);
+  const heartbeatMs = positiveIntegerOption('heartbeatMs', options.heartbeatMs, 2000);
+  const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, 3 * heartbeatMs);
+  const cacheMs = positiveIntegerOption('cacheMs', options.cacheMs, 1000);
   if (options.relayKey !== undefined && (!(options.relayKey instanceof Uint8Array) || options.relayKey.length < 16)) {
     throw new ConfigError('relayKey', 'relayKey must be 16 bytes or more');
   }
