@@ -67,7 +67,7 @@ export function modernEdge(req: RequestHead): 'method-not-allowed' | 'post-decid
   return undefined;
 }
 
-/** The legacy refusal of a revision it does not speak (unchanged wording), for a POST the body left legacy. */
+/** The refusal of a revision the legacy code does not speak: by the router before any body, and for a POST the body left legacy. */
 export function legacyVersionRefusal(req: RequestHead): string | undefined {
   const value = req.headers['mcp-protocol-version'];
   if (value === undefined) return undefined;

@@ -19,7 +19,6 @@
  * one, no stage of it runs and nothing is awaited.
  */
 import type { Principal } from '../../lib/auth/principal.js';
-import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions.js';
 import type { McpServer } from '../../lib/server.js';
 import { assertAuthenticationAllowed, assertNetworkBootAllowed } from '../boot-guard.js';
 import { authenticate } from './authenticate.js';
@@ -35,7 +34,7 @@ import { SessionTable } from './sessions.js';
 import type { Replay } from './event-store.js';
 import { SseWriter } from './sse-writer.js';
 import { handleDelete, handleGet, handlePost } from './streamable.js';
-import { modernEdge } from './classify-era.js';
+import { legacyVersionRefusal, modernEdge } from './classify-era.js';
 import { modernExchangesOf } from './modern-post.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
@@ -69,14 +68,6 @@ export interface HttpRouter<Req extends RequestHead> {
   /** Ends every session (their connections to the server) and every stream. */
   close(): void;
   stats(): HttpHandlerStats;
-}
-
-function protocolVersionRefusal(req: RequestHead): string | undefined {
-  const value = req.headers['mcp-protocol-version'];
-  if (value === undefined) return undefined;
-  const version = Array.isArray(value) ? value[0] : value;
-  if (isSupportedProtocolVersion(version)) return undefined;
-  return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
 }
 
 function methodNotAllowed(res: ResponseSink, allow: string): void {
@@ -185,7 +176,7 @@ export function createHttpRouter<Req extends RequestHead>(
     // The modern era (classify-era.ts): a POST's body decides its era; GET/DELETE naming a modern revision without a session are 405.
     const modern = pathname === resolved.endpoint ? modernEdge(req) : undefined;
     if (modern === 'method-not-allowed') return methodNotAllowed(res, 'POST');
-    const versionRefusal = modern === 'post-decides' ? undefined : protocolVersionRefusal(req);
+    const versionRefusal = modern === 'post-decides' ? undefined : legacyVersionRefusal(req);
     if (versionRefusal !== undefined) return refuse(res, 400, versionRefusal);
     const method = req.method ?? 'GET';
     if (pathname === resolved.healthPath && pathname !== resolved.endpoint) {
