@@ -36,7 +36,7 @@ import { LuaScript } from './lua-script.js';
 /** Longest secret accepted from Redis. */
 const MAX_SECRET_BYTES = 1024;
 /** The ring `rotateRequestStateKey` keeps by default: the new secret and the one before it. */
-export const DEFAULT_KEEP = 2;
+const DEFAULT_KEEP = 2;
 
 /** KEYS[1] the ring; ARGV[1] a fresh secret, ARGV[2] how many to read. Creates the ring when absent, returns it. */
 const LOAD = new LuaScript(
@@ -72,7 +72,7 @@ function freshSecret(): string {
 }
 
 /** The usable secrets of a ring as Redis returned it, in order; the rest is logged and skipped. */
-export function validSecrets(reply: RedisReply, key: string, logger: Logger): Uint8Array[] {
+function validSecrets(reply: RedisReply, key: string, logger: Logger): Uint8Array[] {
   if (!Array.isArray(reply)) {
     logSafely(logger, 'error', { key }, 'the request-state key ring in Redis is not a list');
     return [];

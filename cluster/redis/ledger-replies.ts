@@ -7,7 +7,7 @@
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import type { RedisReply } from './link.js';
 
-export class LedgerReplyError extends Error {
+class LedgerReplyError extends Error {
   override name = 'LedgerReplyError';
 }
 

@@ -36,7 +36,7 @@ const NAME_FIELD: Readonly<Record<string, string>> = {
 };
 
 /** A header's value as the client meant it: trimmed, Base64 decoded when marked; null when the encoding is broken. */
-export function decodeHeaderValue(raw: string): string | null {
+function decodeHeaderValue(raw: string): string | null {
   const value = raw.trim();
   if (!value.startsWith(B64_PREFIX) || !value.endsWith(B64_SUFFIX) || value.length < B64_PREFIX.length + B64_SUFFIX.length) return value;
   const encoded = value.slice(B64_PREFIX.length, value.length - B64_SUFFIX.length);
@@ -69,7 +69,7 @@ export function checkStandardHeaders(req: RequestHead, method: string, params: R
 }
 
 /** The `x-mcp-header` marks of an input schema: header name → path of property names. */
-export function headerMarks(schema: unknown): Map<string, readonly string[]> {
+function headerMarks(schema: unknown): Map<string, readonly string[]> {
   const marks = new Map<string, readonly string[]>();
   const visit = (node: unknown, path: readonly string[], depth: number): void => {
     if (!isPlainObject(node) || !isPlainObject(node.properties) || depth > 16) return;
