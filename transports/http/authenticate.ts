@@ -34,7 +34,7 @@ export function sendChallenge(res: ResponseSink, failure: AuthFailure, auth: Res
 const holdsEndpointScopes = new WeakMap<ResolvedAuth, WeakSet<Principal>>();
 
 /** The endpoint scopes the principal lacks, as the 403 to send; undefined when it holds them all. */
-export function endpointScopeFailure(auth: ResolvedAuth, principal: Principal): AuthFailure | undefined {
+function endpointScopeFailure(auth: ResolvedAuth, principal: Principal): AuthFailure | undefined {
   if (auth.requiredScopes.length === 0) return undefined;
   let holders = holdsEndpointScopes.get(auth);
   if (holders?.has(principal) === true) return undefined;
@@ -42,6 +42,17 @@ export function endpointScopeFailure(auth: ResolvedAuth, principal: Principal): 
   if (holders === undefined) holdsEndpointScopes.set(auth, (holders = new WeakSet()));
   holders.add(principal);
   return undefined;
+}
+
+/**
+ * What an authenticator answered, checked (here and on a WebSocket upgrade): a
+ * failure as it is; anything but a principal is a broken verifier (fail
+ * closed); a principal lacking the endpoint's scopes gets their 403.
+ */
+export function checkedOutcome(auth: ResolvedAuth, outcome: unknown): Principal | AuthFailure {
+  if (isAuthFailure(outcome as AuthFailure)) return outcome as AuthFailure;
+  if (!isPrincipal(outcome)) return verifierFailed('the authenticator answered neither a principal nor a failure');
+  return endpointScopeFailure(auth, outcome) ?? outcome;
 }
 
 /**
@@ -59,12 +70,9 @@ export function authenticate(
 ): void {
   auth.authenticator.authenticate({ headers: req.headers, method: req.method ?? 'GET', url }).then(
     (outcome) => {
-      if (isAuthFailure(outcome)) return sendChallenge(res, outcome, auth);
-      // A custom authenticator answering something else is a broken verifier: fail closed.
-      if (!isPrincipal(outcome)) return sendChallenge(res, verifierFailed('the authenticator answered neither a principal nor a failure'), auth);
-      const scopeFailure = endpointScopeFailure(auth, outcome);
-      if (scopeFailure !== undefined) return sendChallenge(res, scopeFailure, auth);
-      next(outcome);
+      const checked = checkedOutcome(auth, outcome);
+      if (!isPrincipal(checked)) return sendChallenge(res, checked, auth);
+      next(checked);
     },
     failed,
   ).catch(failed);

@@ -16,11 +16,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import type { SchedulerLike, Subscription } from 'rxjs';
-import { isAuthFailure, verifierFailed, type AuthFailure } from '../../lib/auth/authenticator.js';
+import { verifierFailed, type AuthFailure } from '../../lib/auth/authenticator.js';
 import { renderChallenge } from '../../lib/auth/challenge.js';
-import { isPrincipal, type Principal } from '../../lib/auth/principal.js';
+import type { Principal } from '../../lib/auth/principal.js';
 import type { ResolvedAuth } from '../auth-options.js';
-import { endpointScopeFailure } from '../http/authenticate.js';
+import { checkedOutcome } from '../http/authenticate.js';
 
 /** Close code of a socket whose principal's token expired. */
 export const CLOSE_TOKEN_EXPIRED = 4401;
@@ -33,9 +33,7 @@ export async function authenticateUpgrade(auth: ResolvedAuth, request: IncomingM
   } catch {
     return verifierFailed();
   }
-  if (isAuthFailure(outcome as AuthFailure)) return outcome as AuthFailure;
-  if (!isPrincipal(outcome)) return verifierFailed('the authenticator answered neither a principal nor a failure');
-  return endpointScopeFailure(auth, outcome) ?? outcome;
+  return checkedOutcome(auth, outcome);
 }
 
 /** Answers the upgrade request with the failure's challenge on the raw socket, then drops it. */
