@@ -133,7 +133,7 @@ export class RedisEventStore implements EventStore {
     for (const raw of reply.slice(1)) {
       const entry = entryOf(raw);
       if (entry === undefined) {
-        this.options.onError?.(new Error(`event store: a malformed entry in ${key}; skipped`));
+        this.report(new Error(`event store: a malformed entry in ${key}; skipped`));
         continue;
       }
       if (entry.streamId === streamId && entry.data !== undefined) events.push({ id: `${streamId}_${entry.seq}`, data: entry.data });
