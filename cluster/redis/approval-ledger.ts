@@ -22,7 +22,7 @@
  * never a run and never an error out of the pipeline.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { catchError, defer, from, map, of, throwError, timeout, type Observable } from 'rxjs';
+import { defer, from, map, of, type Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import type { ApprovalEvent } from '../../lib/events.js';
 import {
@@ -36,6 +36,7 @@ import {
   type TicketRequest,
   type TicketTake,
 } from '../../streams/approval-ledger.js';
+import { failClosed } from './fail-closed.js';
 import type { ClusterKeys } from './keys.js';
 import { MAX_NAMES_LENGTH, parseAdmitReply, parseDropReply, parseTicketReply, type Times } from './ledger-replies.js';
 import type { RedisLink, RedisReply } from './link.js';
@@ -200,13 +201,15 @@ export class RedisApprovalLedger implements ApprovalLedger {
 
   /** One script call: bounded in time, its reply checked, any failure logged and answered by `failed`. */
   private call<R, T>(op: string, start: () => Promise<R>, handle: (reply: R) => T, failed: () => T): Observable<T> {
-    return defer(() => from(start())).pipe(
-      timeout({ first: this.timeoutMs, with: () => throwError(() => new Error(`no answer within ${this.timeoutMs} ms`)), scheduler: this.setup.scheduler }),
-      map(handle),
-      catchError((err: unknown) => {
-        this.setup.logger.error({ err, op, store: 'redis' }, 'approval ledger failed; the approval is denied (fail closed)');
-        return of(failed());
-      }),
+    const fail = (err: unknown): T => {
+      this.setup.logger.error({ err, op, store: 'redis' }, 'approval ledger failed; the approval is denied (fail closed)');
+      return failed();
+    };
+    return failClosed(
+      defer(() => from(start())).pipe(map(handle)),
+      { ms: this.timeoutMs, scheduler: this.setup.scheduler },
+      () => fail(new Error(`no answer within ${this.timeoutMs} ms`)),
+      fail,
     );
   }
 

@@ -19,16 +19,13 @@ import {
   BehaviorSubject,
   EMPTY,
   Observable,
-  catchError,
   defer,
   distinctUntilChanged,
   exhaustMap,
   from,
   interval,
   map,
-  of,
   switchMap,
-  timeout,
   asyncScheduler,
   type SchedulerLike,
   type Subscription,
@@ -37,6 +34,7 @@ import { ConfigError } from '../../lib/errors.js';
 import { stderrLogger, type Logger } from '../../lib/logger.js';
 import { positiveIntegerOption } from '../../lib/option-checks.js';
 import { permitPool, type Acquired, type PermitAnswer, type PermitPool } from '../../lib/permits.js';
+import { failClosed } from './fail-closed.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink, RedisReply } from './link.js';
 import { ACQUIRE_PERMIT, RELEASE_PERMIT, RENEW_PERMITS } from './permits-lua.js';
@@ -178,22 +176,19 @@ export class RedisPermitPool implements PermitPool {
         [this.globalKey, held.ownerKey],
         [held.member, this.leaseMs, this.maxInFlight, this.maxInFlightPerPrincipal],
       );
-      return from(reply).pipe(
-        map((answer) => this.answered(held, answer)),
-        timeout({
-          first: this.acquireTimeoutMs,
-          scheduler: this.scheduler,
-          with: () => {
-            this.warn('acquire', { timeoutMs: this.acquireTimeoutMs }, 'Redis did not answer a permit acquire in time: refused (fail closed)');
-            // If Redis does add it later, give it back; the lease would reclaim it anyway.
-            reply.then((late) => (late === 'ok' ? this.releaseInRedis(held) : undefined), () => undefined);
-            return of(REFUSED_CLUSTER);
-          },
-        }),
-        catchError((err: unknown) => {
+      return failClosed(
+        from(reply).pipe(map((answer) => this.answered(held, answer))),
+        { ms: this.acquireTimeoutMs, scheduler: this.scheduler },
+        () => {
+          this.warn('acquire', { timeoutMs: this.acquireTimeoutMs }, 'Redis did not answer a permit acquire in time: refused (fail closed)');
+          // If Redis does add it later, give it back; the lease would reclaim it anyway.
+          reply.then((late) => (late === 'ok' ? this.releaseInRedis(held) : undefined), () => undefined);
+          return REFUSED_CLUSTER;
+        },
+        (err) => {
           this.warn('acquire', { err }, 'Redis failed a permit acquire: refused (fail closed)');
-          return of(REFUSED_CLUSTER);
-        }),
+          return REFUSED_CLUSTER;
+        },
       );
     });
   }
