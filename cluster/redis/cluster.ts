@@ -122,6 +122,7 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     if (ownsLink) await link.close().catch(() => undefined);
     throw err;
   }
+  let closing: Promise<void> | undefined;
   return {
     nodeId,
     keys,
@@ -129,9 +130,10 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     serverOptions,
     httpOptions,
     advertise: (url) => directory.advertise(url),
-    async close() {
-      for (const close of closers.reverse()) await close();
+    // Once: a second call waits for the first instead of running the closers again (in the opposite order).
+    close: () => (closing ??= (async () => {
+      for (const close of [...closers].reverse()) await close();
       if (ownsLink) await link.close();
-    },
+    })()),
   };
 }
