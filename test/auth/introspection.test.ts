@@ -7,10 +7,10 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConfigError, introspection, isAuthFailure, type AuthOutcome, type IntrospectionOptions } from '../../lib/index.js';
 import { epochClock, seconds, startFakeAs, T0, type FakeAs } from './fake-as.js';
+import { bearer } from './bearer-outcomes.js';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
 const CLIENT = { id: 'rs client', secret: 's3cr:t' };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 function active(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { active: true, sub: 'user-1', client_id: 'client-a', scope: 'files:read', aud: [RESOURCE], exp: seconds(T0) + 3600, ...extra };

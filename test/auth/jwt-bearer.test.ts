@@ -8,16 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { base64url } from 'jose';
-import { ConfigError, isAuthFailure, isPrincipal, jwtBearer, type AuthOutcome, type Principal } from '../../lib/index.js';
+import { ConfigError, isAuthFailure, isPrincipal, jwtBearer } from '../../lib/index.js';
+import { bearer, principalOf } from './bearer-outcomes.js';
 import { epochClock, seconds, signingKey, startFakeAs, T0, type FakeAs } from './fake-as.js';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-
-function expectPrincipal(outcome: AuthOutcome): Principal {
-  if (isAuthFailure(outcome)) throw new Error(`expected a principal, got ${JSON.stringify(outcome)}`);
-  return outcome;
-}
 
 describe('jwtBearer', () => {
   let as: FakeAs;
@@ -47,7 +42,7 @@ describe('jwtBearer', () => {
 
   test('a valid token becomes a frozen principal with the verified claims and no raw token', async () => {
     const token = await as.sign(claims());
-    const principal = expectPrincipal(await authenticator().authenticate(bearer(token)));
+    const principal = principalOf(await authenticator().authenticate(bearer(token)));
     expect(principal).toMatchObject({
       kind: 'oauth',
       issuer: as.issuer,
@@ -63,19 +58,19 @@ describe('jwtBearer', () => {
     expect(Object.isFrozen(principal.scopes)).toBe(true);
     expect(JSON.stringify(principal)).not.toContain(token);
     // The same user and client with a refreshed token keeps the key.
-    const again = expectPrincipal(await authenticator().authenticate(bearer(await as.sign(claims({ jti: 'token-2', scope: 'files:read' })))));
+    const again = principalOf(await authenticator().authenticate(bearer(await as.sign(claims({ jti: 'token-2', scope: 'files:read' })))));
     expect(again.key).toBe(principal.key);
     // An ES256 key of the same set works too, and an azp stands in for client_id.
-    const ec = expectPrincipal(
+    const ec = principalOf(
       await authenticator().authenticate(bearer(await as.sign(claims({ client_id: undefined, azp: 'client-b' }), { key: as.keys[1] }))),
     );
     expect(ec.clientId).toBe('client-b');
   });
 
   test('scp arrays, a configured scope claim, and selected claims', async () => {
-    const scp = expectPrincipal(await authenticator().authenticate(bearer(await as.sign(claims({ scope: undefined, scp: ['a', 'b'] })))));
+    const scp = principalOf(await authenticator().authenticate(bearer(await as.sign(claims({ scope: undefined, scp: ['a', 'b'] })))));
     expect(scp.scopes).toEqual(['a', 'b']);
-    const custom = expectPrincipal(
+    const custom = principalOf(
       await authenticator({ scopeClaim: 'permissions', claims: ['email'] }).authenticate(bearer(await as.sign(claims({ permissions: ['x'] })))),
     );
     expect(custom.scopes).toEqual(['x']);

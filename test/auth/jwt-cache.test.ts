@@ -7,16 +7,11 @@
  * turned off; failures are never cached.
  */
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { ConfigError, isAuthFailure, jwtBearer, type AuthOutcome, type Principal } from '../../lib/index.js';
+import { ConfigError, jwtBearer } from '../../lib/index.js';
+import { bearer, principalOf } from './bearer-outcomes.js';
 import { epochClock, seconds, startFakeAs, T0, type FakeAs } from './fake-as.js';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-
-function principalOf(outcome: AuthOutcome): Principal {
-  if (isAuthFailure(outcome)) throw new Error(`expected a principal, got ${JSON.stringify(outcome)}`);
-  return outcome;
-}
 
 let as: FakeAs;
 let clock: ReturnType<typeof epochClock>;

@@ -9,7 +9,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, createServer, makePrincipal, Registry, staticTokens } from '../../lib/index.js';
+import { createServer, makePrincipal, Registry, staticTokens } from '../../lib/index.js';
 import {
   assertAuthenticationAllowed,
   authenticationRequired,
@@ -20,27 +20,8 @@ import {
   serveStdio,
   serveWebSocket,
 } from '../../transports/index.js';
+import { configErrorOf, configErrorOfAsync } from '../helpers/config-error.js';
 import { protectedRegistry } from './protected-http.js';
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
-
-async function configErrorAsync(run: () => Promise<unknown>): Promise<ConfigError> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 const tokens = () => staticTokens({ 'token-a': { subject: 'alice', scopes: ['mcp:use'] } });
 const AUTH = { authenticator: tokens(), resource: 'http://127.0.0.1:9/mcp', authorizationServers: ['https://as.example.com'] };
@@ -77,7 +58,7 @@ describe('stdio: an operator-set principal', () => {
   test('only a principal made by makePrincipal is accepted', () => {
     const server = createServer();
     const forged = { kind: 'local', subject: 'root', scopes: [], audience: [], claims: {}, key: 'forged' };
-    const error = configError(() => serveStdio(server, { input: new PassThrough(), output: new PassThrough(), principal: forged as never }));
+    const error = configErrorOf(() => serveStdio(server, { input: new PassThrough(), output: new PassThrough(), principal: forged as never }));
     expect(error.option).toBe('principal');
   });
 });
@@ -96,7 +77,7 @@ describe('the authentication boot guard', () => {
     expect(authenticationRequired({ host: '0.0.0.0', authenticated: false, requireAuthentication: false })).toBe(false);
     expect(() => assertAuthenticationAllowed({ host: '0.0.0.0', authenticated: true })).not.toThrow();
     expect(() => assertAuthenticationAllowed({ host: '0.0.0.0', authenticated: false, requireAuthentication: false })).not.toThrow();
-    const error = configError(() => assertAuthenticationAllowed({ host: '0.0.0.0', authenticated: false, transport: 'HTTP' }));
+    const error = configErrorOf(() => assertAuthenticationAllowed({ host: '0.0.0.0', authenticated: false, transport: 'HTTP' }));
     expect(error.option).toBe('authenticator');
     expect(error.message).toMatch(/without authentication on "0\.0\.0\.0" \(not a loopback address\)/);
     expect(error.message).toMatch(/requireAuthentication: false/);
@@ -104,24 +85,24 @@ describe('the authentication boot guard', () => {
 
   test('serveHttp and serveWebSocket on a non-loopback address without an authenticator refuse before they listen', async () => {
     const server = createServer();
-    const http = await configErrorAsync(() => serveHttp(server, { host: '0.0.0.0', port: 0 }));
+    const http = await configErrorOfAsync(() => serveHttp(server, { host: '0.0.0.0', port: 0 }));
     expect(http.option).toBe('authenticator');
     expect(http.message).toMatch(/over HTTP/);
-    const ws = await configErrorAsync(() => serveWebSocket(server, { host: '0.0.0.0', port: 0 }));
+    const ws = await configErrorOfAsync(() => serveWebSocket(server, { host: '0.0.0.0', port: 0 }));
     expect(ws.option).toBe('authenticator');
     expect(ws.message).toMatch(/over WebSocket/);
   });
 
   test('requireAuthentication: true refuses a handler without an authenticator wherever it is mounted', () => {
     const server = createServer();
-    expect(configError(() => createHttpHandler(server, { requireAuthentication: true })).option).toBe('authenticator');
-    expect(configError(() => createFetchHandler(server, { requireAuthentication: true })).option).toBe('authenticator');
+    expect(configErrorOf(() => createHttpHandler(server, { requireAuthentication: true })).option).toBe('authenticator');
+    expect(configErrorOf(() => createFetchHandler(server, { requireAuthentication: true })).option).toBe('authenticator');
     expect(() => createHttpHandler(server, { requireAuthentication: true, ...AUTH }).close()).not.toThrow();
   });
 
   test('an authenticator is not a chosen authorizer: the authorization guard still refuses', () => {
     const server = createServer({ registry: new Registry() });
-    const error = configError(() => createHttpHandler(server, { env: { NODE_ENV: 'production' }, ...AUTH }));
+    const error = configErrorOf(() => createHttpHandler(server, { env: { NODE_ENV: 'production' }, ...AUTH }));
     expect(error.option).toBe('authorizer');
     expect(server.authorizationConfigured()).toBe(false);
   });
@@ -143,20 +124,20 @@ describe('option validation', () => {
     [{ ...AUTH, requiredScopes: 'mcp:use' }, 'requiredScopes'],
     [{ ...AUTH, requireAuthentication: 'yes' }, 'requireAuthentication'],
   ])('%j is a ConfigError naming %s', (options, option) => {
-    expect(configError(() => createHttpHandler(createServer(), options as never)).option).toBe(option);
+    expect(configErrorOf(() => createHttpHandler(createServer(), options as never)).option).toBe(option);
   });
 
   test('the WebSocket transport needs a resource with an authenticator, not authorization servers', async () => {
     const server = createServer();
-    expect((await configErrorAsync(() => serveWebSocket(server, { port: 0, authenticator: tokens() }))).option).toBe('resource');
+    expect((await configErrorOfAsync(() => serveWebSocket(server, { port: 0, authenticator: tokens() }))).option).toBe('resource');
   });
 
   test('declared scopes are validated at registration', () => {
     const handler = () => 'x';
-    expect(configError(() => new Registry().registerTool({ name: 't', requiredScopes: ['a b'], handler })).option).toBe('requiredScopes');
-    expect(configError(() => new Registry().registerResource({ uri: 'u://x', name: 'x', requiredScopes: 'a' as never, read: handler })).option).toBe('requiredScopes');
-    expect(configError(() => new Registry().registerResourceTemplate({ uriTemplate: 'u://{x}', name: 'x', requiredScopes: [''], read: handler })).option).toBe('requiredScopes');
-    expect(configError(() => new Registry().registerPrompt({ name: 'p', requiredScopes: ['"q"'], get: handler })).option).toBe('requiredScopes');
+    expect(configErrorOf(() => new Registry().registerTool({ name: 't', requiredScopes: ['a b'], handler })).option).toBe('requiredScopes');
+    expect(configErrorOf(() => new Registry().registerResource({ uri: 'u://x', name: 'x', requiredScopes: 'a' as never, read: handler })).option).toBe('requiredScopes');
+    expect(configErrorOf(() => new Registry().registerResourceTemplate({ uriTemplate: 'u://{x}', name: 'x', requiredScopes: [''], read: handler })).option).toBe('requiredScopes');
+    expect(configErrorOf(() => new Registry().registerPrompt({ name: 'p', requiredScopes: ['"q"'], get: handler })).option).toBe('requiredScopes');
   });
 
   test('serveHttp derives the resource from its bound URL when an authenticator comes without one', async () => {
@@ -170,6 +151,6 @@ describe('option validation', () => {
     } finally {
       await handle.close();
     }
-    expect((await configErrorAsync(() => serveHttp(server, { host: '0.0.0.0', port: 0, authenticator: tokens(), authorizationServers: ['https://as.example.com'] }))).option).toBe('resource');
+    expect((await configErrorOfAsync(() => serveHttp(server, { host: '0.0.0.0', port: 0, authenticator: tokens(), authorizationServers: ['https://as.example.com'] }))).option).toBe('resource');
   });
 });

@@ -5,26 +5,21 @@
  * expiry, validation) and the session directory (liveness records, the
  * shared relay key, dropping an unreachable node, leaving).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { RedisEventStore } from '../../cluster/redis/event-store.js';
 import { clusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { redisSessionDirectory } from '../../cluster/redis/session-directory.js';
-import { REDIS_TOPOLOGIES, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
+import { REDIS_TOPOLOGIES, redisTopologyForSuite } from '../helpers/redis-server.js';
 
 let unique = 0;
 const serverId = (): string => `legacy-${process.pid}-${(unique += 1)}`;
 
 describe.each(REDIS_TOPOLOGIES)('legacy stores on %s', (_name, clustered) => {
-  let redis: RedisTopology | undefined;
   let link: RedisLink;
-
-  beforeAll(async () => {
-    redis = await startRedisTopology(clustered);
+  redisTopologyForSuite(clustered, async (redis) => {
     link = await redis.link();
-  }, 30_000);
-
-  afterAll(() => redis?.stop());
+  });
 
   test('replays the events after a cursor on its own stream only, and reads its own writes', async () => {
     const keys = clusterKeys(serverId());

@@ -12,7 +12,7 @@ import { loadRequestStateKeys, requestStateKeysKey, rotateRequestStateKey } from
 import { clusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { ELICIT, modern, mrtrServer, stateOf } from '../mrtr/modern-fixture.js';
-import { REDIS_TOPOLOGIES, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
+import { REDIS_TOPOLOGIES, redisTopologyForSuite, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 import { recordingLogger, uniqueServerId } from './redis-bus-helpers.js';
 
 const INVALID = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } };
@@ -20,15 +20,10 @@ const hex = (secrets: readonly Uint8Array[]) => secrets.map((s) => Buffer.from(s
 const NAME = { 'rxmcp.1': { action: 'accept', content: { name: 'Ada' } } };
 
 describe.each(REDIS_TOPOLOGIES)('the key ring on %s', (_name, clustered) => {
-  let redis: RedisTopology | undefined;
   let links: RedisLink[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedisTopology(clustered);
+  redisTopologyForSuite(clustered, async (redis) => {
     links = await redis.links(5);
-  }, 30_000);
-
-  afterAll(() => redis?.stop());
+  });
 
   test('five processes starting at once on an empty deployment end with one ring of one 32-byte secret', async () => {
     const keys = clusterKeys(uniqueServerId('ring-race'));

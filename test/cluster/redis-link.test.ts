@@ -4,11 +4,11 @@
  * the hash-tag rule (keys of one deployment share a slot; keys that do not
  * are refused by a cluster, which is why every name carries the tag).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { clusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { LuaScript } from '../../cluster/redis/lua-script.js';
-import { REDIS_TOPOLOGIES, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
+import { REDIS_TOPOLOGIES, redisTopologyForSuite } from '../helpers/redis-server.js';
 
 const INCR_BOTH = new LuaScript('incr-both', "redis.call('INCR', KEYS[1]); return redis.call('INCRBY', KEYS[2], ARGV[1])");
 
@@ -20,15 +20,10 @@ async function roundTrip(link: RedisLink, channel: string): Promise<string> {
 }
 
 describe.each(REDIS_TOPOLOGIES)('RedisLink on %s', (_name, clustered) => {
-  let redis: RedisTopology | undefined;
   let link: RedisLink;
-
-  beforeAll(async () => {
-    redis = await startRedisTopology(clustered);
+  redisTopologyForSuite(clustered, async (redis) => {
     link = await redis.link();
-  }, 30_000);
-
-  afterAll(() => redis?.stop());
+  });
 
   test('runs a script by SHA, loading it on NOSCRIPT, on keys under one tag', async () => {
     const keys = clusterKeys('link-test');

@@ -13,7 +13,7 @@ import { clusterKeys, type ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { permitKeys, RedisPermitPool, type RedisPermitPoolOptions } from '../../cluster/redis/permits.js';
 import type { PermitScope } from '../../lib/permits.js';
-import { startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
+import { redisTopologyForSuite, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 import { ask, leaseEnds, memoryLogger, redisNow, uniqueKeys, until, zcard } from './permit-helpers.js';
 
 describe('RedisPermitPool on one Redis', () => {
@@ -262,15 +262,10 @@ describe('RedisPermitPool on one Redis', () => {
 });
 
 describe('RedisPermitPool on a 3-node Redis Cluster', () => {
-  let cluster: RedisTopology | undefined;
   let link: RedisLink;
-
-  beforeAll(async () => {
-    cluster = await startRedisTopology(true);
+  redisTopologyForSuite(true, async (cluster) => {
     link = await cluster.link();
   }, 60_000);
-
-  afterAll(() => cluster?.stop());
 
   test('acquire, renew and release run on the cluster (every key in one slot): caps hold and leases are renewed', async () => {
     const LEASE = 300;

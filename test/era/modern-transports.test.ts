@@ -5,13 +5,12 @@
  * does not pin; logging is per request; cancellation is
  * notifications/cancelled.
  */
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
-import { serveStdio, serveWebSocket } from '../../transports/index.js';
+import { serveWebSocket } from '../../transports/index.js';
 import { note, rpc, settle, type Message } from '../contract/helpers.js';
-import { within } from '../hostile/demo-process.js';
 import { RawWebSocket } from '../hostile/wire-clients.js';
 import { eraServer, FIXTURE_INFO, legacyInitialize, MODERN, modernRpc, SERVER_INFO } from './modern-helpers.js';
+import { stdioWire } from './stdio-wire.js';
 
 const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -43,30 +42,7 @@ async function modernSession(send: (m: unknown) => void, next: () => Promise<Mes
 describe('stdio', () => {
   function stdio() {
     const { server, runs } = eraServer();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: Message[] = [];
-    let wake: (() => void) | undefined;
-    output.on('data', (chunk: Buffer) => {
-      lines.push(...chunk.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l)));
-      wake?.();
-    });
-    const handle = serveStdio(server, { input, output });
-    closers.push(async () => {
-      input.end();
-      await within(handle.closed, 5000, 'stdio close');
-    });
-    let read = 0;
-    const next = async (): Promise<Message> =>
-      within(
-        (async () => {
-          while (read >= lines.length) await new Promise<void>((resolve) => (wake = resolve));
-          return lines[read++]!;
-        })(),
-        5000,
-        'a stdio line',
-      );
-    return { runs, send: (m: unknown) => input.write(`${JSON.stringify(m)}\n`), next, lines };
+    return { runs, ...stdioWire(server, closers) };
   }
 
   test('a modern session: probe, per-request logging, -32022 for a late initialize, -32602, -32021, cancellation', async () => {

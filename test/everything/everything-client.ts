@@ -30,9 +30,26 @@ export interface EverythingSession {
   close(): Promise<void>;
 }
 
-export async function connectEverything(transport: TransportUnderTest): Promise<EverythingSession> {
+/**
+ * A fresh everything server (step delay 0) opened on `transport`, with
+ * `client` (its handlers already set) connected to it; close() closes the
+ * client, then the transport, then the server.
+ */
+export async function connectToFreshFixture(transport: TransportUnderTest, client: Client): Promise<{ server: McpServer; close(): Promise<void> }> {
   const server = createEverythingServer({ stepDelayMs: 0 });
   const opened = await transport.open(server);
+  await client.connect(opened.client);
+  return {
+    server,
+    close: async () => {
+      await client.close();
+      await opened.close();
+      server.close();
+    },
+  };
+}
+
+export async function connectEverything(transport: TransportUnderTest): Promise<EverythingSession> {
   const asked: Asked[] = [];
   const logs: unknown[] = [];
   const client = new Client({ name: 'everything-test', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
@@ -50,16 +67,6 @@ export async function connectEverything(transport: TransportUnderTest): Promise<
     return { action: 'decline' };
   });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
-  await client.connect(opened.client);
-  return {
-    server,
-    client,
-    asked,
-    logs,
-    close: async () => {
-      await client.close();
-      await opened.close();
-      server.close();
-    },
-  };
+  const { server, close } = await connectToFreshFixture(transport, client);
+  return { server, client, asked, logs, close };
 }

@@ -15,9 +15,8 @@ import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createEverythingServer } from '../../examples/everything/server.js';
 import type { McpServer } from '../../lib/index.js';
-import type { Asked } from './everything-client.js';
+import { connectToFreshFixture, type Asked } from './everything-client.js';
 import type { TransportUnderTest } from './transports.js';
 
 /** The tools after the 0.1.16 ones (json_schema_2020_12_tool last among those), in listing order. */
@@ -60,8 +59,6 @@ export async function connectModernFixture(
   transport: TransportUnderTest,
   capabilities: readonly Capability[] = ['sampling', 'elicitation', 'roots'],
 ): Promise<ModernFixtureSession> {
-  const server = createEverythingServer({ stepDelayMs: 0 });
-  const opened = await transport.open(server);
   const asked: Asked[] = [];
   const logs: unknown[] = [];
   const changes: string[] = [];
@@ -89,17 +86,6 @@ export async function connectModernFixture(
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes.push('tools'));
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => void changes.push('prompts'));
-  await client.connect(opened.client);
-  return {
-    server,
-    client,
-    asked,
-    logs,
-    changes,
-    close: async () => {
-      await client.close();
-      await opened.close();
-      server.close();
-    },
-  };
+  const { server, close } = await connectToFreshFixture(transport, client);
+  return { server, client, asked, logs, changes, close };
 }

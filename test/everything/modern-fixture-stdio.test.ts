@@ -9,13 +9,11 @@
  * through input-rounds.ts) that the retries complete, and -32021 naming the
  * capability when the request did not declare it.
  */
-import { PassThrough } from 'node:stream';
 import { afterEach, expect, test } from 'vitest';
 import { createEverythingServer } from '../../examples/everything/server.js';
-import { serveStdio } from '../../transports/index.js';
 import type { Message } from '../contract/helpers.js';
-import { within } from '../hostile/demo-process.js';
 import { modernRpc, SERVER_INFO, type ModernOptions } from '../era/modern-helpers.js';
+import { stdioWire } from '../era/stdio-wire.js';
 import { MODERN_FIXTURE_TOOLS } from './modern-fixture-client.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -26,34 +24,11 @@ afterEach(async () => {
 /** A modern stdio session on a fresh fixture: `call` sends one request and returns every line up to and including its reply. */
 function modernStdio() {
   const server = createEverythingServer({ stepDelayMs: 0 });
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const lines: Message[] = [];
-  let wake: (() => void) | undefined;
-  output.on('data', (chunk: Buffer) => {
-    lines.push(...chunk.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l)));
-    wake?.();
-  });
-  const handle = serveStdio(server, { input, output });
-  closers.push(async () => {
-    input.end();
-    await within(handle.closed, 5000, 'stdio close');
-    server.close();
-  });
-  let read = 0;
+  const { send, next, lines } = stdioWire(server, closers, { afterClose: () => server.close() });
   let nextId = 1;
-  const next = (): Promise<Message> =>
-    within(
-      (async () => {
-        while (read >= lines.length) await new Promise<void>((resolve) => (wake = resolve));
-        return lines[read++]!;
-      })(),
-      5000,
-      'a stdio line',
-    );
   const call = async (method: string, params: Record<string, unknown> = {}, options: ModernOptions = {}): Promise<Message[]> => {
     const id = nextId++;
-    input.write(`${JSON.stringify(modernRpc(id, method, params, options))}\n`);
+    send(modernRpc(id, method, params, options));
     const seen: Message[] = [];
     for (;;) {
       const line = await next();

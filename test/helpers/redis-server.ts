@@ -17,6 +17,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { connectRedis, type RedisTarget } from '../../cluster/redis/connect.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { freePort } from '../../examples/cluster/processes.js';
@@ -185,4 +186,18 @@ export async function startRedisTopology(clustered: boolean): Promise<RedisTopol
       if (failed !== undefined) throw failed.reason;
     },
   };
+}
+
+/**
+ * For one describe block: the topology started before its tests, `open`
+ * taking the links they use, and stopped (links first) after them; a start
+ * that failed leaves nothing to stop.
+ */
+export function redisTopologyForSuite(clustered: boolean, open: (redis: RedisTopology) => Promise<void>, timeoutMs = 30_000): void {
+  let redis: RedisTopology | undefined;
+  beforeAll(async () => {
+    redis = await startRedisTopology(clustered);
+    await open(redis);
+  }, timeoutMs);
+  afterAll(() => redis?.stop());
 }

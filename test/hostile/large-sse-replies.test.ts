@@ -6,10 +6,10 @@
  * get a large event (whole, on every kind of stream), and one that does not
  * must still be cut off, by time on the server's clock, in bounded memory.
  */
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { Registry } from '../../lib/index.js';
 import { closedAfterEach, eventually, initializeMessage, openSession, postJson, SseReader, virtualClock, type Served } from '../http/helpers.js';
+import { expectCutOffAfterStall, pausedReader, warningsLogger } from '../http/stalled-reader.js';
 
 const BIG = 3 * 1024 * 1024;
 
@@ -127,20 +127,10 @@ describe('a reply over 1 MiB reaches a client that reads', () => {
 describe('a client that does not read is still cut off, by time, in bounded memory', () => {
   test('large events pile up in the event store, not the stream; streamStallTimeoutMs on the server clock ends it', async () => {
     const clock = virtualClock();
-    const warnings: string[] = [];
-    const logger = { debug() {}, info() {}, error() {}, warn: (_obj: unknown, msg?: string) => warnings.push(msg ?? '') };
+    const { warnings, logger } = warningsLogger();
     served = await serve({ registry: bigRegistry(), scheduler: clock.scheduler, logger }, { streamStallTimeoutMs: 10_000 });
     const sessionId = await openSession(served.url);
-    let response: IncomingMessage | undefined;
-    const req: ClientRequest = httpRequest({ host: '127.0.0.1', port: served.http.port, path: '/mcp', headers: sseHeaders(sessionId) });
-    const gotResponse = new Promise<void>((resolve) => req.on('response', (res) => {
-      response = res;
-      res.pause(); // never read
-      resolve();
-    }));
-    req.on('error', () => undefined);
-    req.end();
-    await gotResponse;
+    const reader = await pausedReader(served, sseHeaders(sessionId));
     // 24 MiB for a reader that takes nothing: far more than loopback's socket buffers hold.
     for (let i = 0; i < 8; i += 1) {
       served.server.notify('notifications/message', { level: 'info', data: String(i).repeat(BIG) });
@@ -151,14 +141,7 @@ describe('a client that does not read is still cut off, by time, in bounded memo
     expect(stats.openStreams).toBe(1);
     // The bound (1 MiB) plus one event, at most: the rest waits in the (bounded) event store.
     expect(stats.streamBufferedBytes).toBeLessThanOrEqual(1024 * 1024 + BIG + 64 * 1024);
-    clock.advance(9_999);
-    expect(served.http.handler.stats().openStreams).toBe(1);
-    clock.advance(1);
-    if (served.http.handler.stats().openStreams === 1) clock.advance(10_000);
-    await eventually(() => served!.http.handler.stats().openStreams === 0);
-    expect(warnings).toContain('SSE reader too slow: stream cut off');
-    expect(served.http.handler.stats().sessions).toBe(1);
-    response?.destroy();
-    req.destroy();
+    await expectCutOffAfterStall(served, clock, 10_000, warnings);
+    reader.destroy();
   });
 });

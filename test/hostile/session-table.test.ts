@@ -9,20 +9,13 @@
  * then is it a 503. Peers are told apart by a trusted proxy header here, so
  * every peer can come from 127.0.0.1.
  */
-import { afterEach, describe, expect, test } from 'vitest';
-import { initializeMessage, postJson, serve, SseReader, virtualClock, eventually, type Served } from '../http/helpers.js';
+import { describe, expect, test } from 'vitest';
+import { closedAfterEach, initializeMessage, postJson, SseReader, virtualClock, eventually } from '../http/helpers.js';
 import type { ServeHttpOptions } from '../../transports/index.js';
 
 const PEER_HEADER = 'x-forwarded-for';
 
-let served: Served | undefined;
-const readers: SseReader[] = [];
-
-afterEach(async () => {
-  for (const reader of readers.splice(0)) await reader.cancel();
-  await served?.close();
-  served = undefined;
-});
+const { serve, track } = closedAfterEach();
 
 interface Evicted {
   sessionId: string;
@@ -43,7 +36,7 @@ async function serveWithLog(httpOptions: ServeHttpOptions, scheduler?: ReturnTyp
       if (msg === 'HTTP session evicted to make room for a new one') evictions.push(obj as Evicted);
     },
   };
-  served = await serve({ logger, ...(scheduler === undefined ? {} : { scheduler }) }, { trustedProxyHeader: PEER_HEADER, ...httpOptions });
+  const served = await serve({ logger, ...(scheduler === undefined ? {} : { scheduler }) }, { trustedProxyHeader: PEER_HEADER, ...httpOptions });
   return { served, evictions };
 }
 
@@ -70,7 +63,7 @@ async function session(url: string, peer: string): Promise<string> {
 /** Opens the session's standalone GET stream (holding it busy) and reads its first frame. */
 async function openStream(url: string, peer: string, sessionId: string): Promise<SseReader> {
   const reader = new SseReader(await fetch(url, { headers: from(peer, { accept: 'text/event-stream', 'mcp-session-id': sessionId }) }));
-  readers.push(reader);
+  track(reader);
   await reader.next();
   return reader;
 }
@@ -163,7 +156,7 @@ describe('one peer cannot hold the session table', () => {
       const legacy = await fetch(`${s.base}/sse`, { headers: from('a', { accept: 'text/event-stream' }) });
       expect(legacy.status).toBe(200);
       const reader = new SseReader(legacy);
-      readers.push(reader);
+      track(reader);
       await reader.next();
     }
     const refused = await postJson(s.url, initializeMessage(1), from('a'));
@@ -175,7 +168,7 @@ describe('one peer cannot hold the session table', () => {
 
 describe('sloppy clients', () => {
   test('sessions abandoned by one client in ten are evicted, never making the rest wait for sessionIdleTimeoutMs', async () => {
-    served = await serve({}, { maxSessions: 10 });
+    const served = await serve({}, { maxSessions: 10 });
     let refused = 0;
     // Bounded: 120 clients, one after another, all from 127.0.0.1.
     for (let i = 0; i < 120; i += 1) {
@@ -193,7 +186,7 @@ describe('sloppy clients', () => {
     }
     expect(refused).toBe(0);
     expect(served.http.handler.stats().sessions).toBeLessThanOrEqual(5);
-    await eventually(() => served!.server.stats().connections === served!.http.handler.stats().sessions);
+    await eventually(() => served.server.stats().connections === served.http.handler.stats().sessions);
   });
 
   test('maxSessionsPerPeer is validated', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { allowlist, ConfigError, createServer, Registry } from '../../lib/index.js';
+import { configErrorOf } from '../helpers/config-error.js';
 import { assertNetworkBootAllowed, authorizationRequired, createHttpHandler, serveHttp } from '../../transports/index.js';
 
 const PRODUCTION = { NODE_ENV: 'production' };
@@ -17,16 +18,6 @@ function guarded() {
   });
 }
 
-function refusal(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
-
 describe('network boot guard', () => {
   test('authorization is required unless NODE_ENV is development or test, or requireAuthorization says otherwise', () => {
     expect(authorizationRequired({ env: PRODUCTION })).toBe(true);
@@ -39,7 +30,7 @@ describe('network boot guard', () => {
   });
 
   test('refuses a server with neither authorizer, naming both and how to configure them', () => {
-    const error = refusal(() => createHttpHandler(unguarded(), { env: PRODUCTION }));
+    const error = configErrorOf(() => createHttpHandler(unguarded(), { env: PRODUCTION }));
     expect(error.option).toBe('authorizer');
     expect(error.message).toMatch(/over HTTP/);
     expect(error.message).toMatch(/server\.authorizationConfigured\(\) is false/);
@@ -51,14 +42,14 @@ describe('network boot guard', () => {
 
   test('a fallback authorizer (authorizerSource default) does not count as configured', () => {
     const server = createServer({ registry: new Registry(), authorizer: () => 'allow', readAuthorizer: () => 'allow' });
-    const error = refusal(() => createHttpHandler(server, { env: PRODUCTION }));
+    const error = configErrorOf(() => createHttpHandler(server, { env: PRODUCTION }));
     expect(error.option).toBe('authorizer');
     expect(error.message).not.toMatch(/readAuthorizationConfigured/);
   });
 
   test('a configured tool authorizer without a read authorizer is still refused, naming readAuthorizer', () => {
     const server = createServer({ registry: new Registry(), authorizer: () => 'allow', authorizerSource: 'configured' });
-    const error = refusal(() => createHttpHandler(server, { env: PRODUCTION }));
+    const error = configErrorOf(() => createHttpHandler(server, { env: PRODUCTION }));
     expect(error.option).toBe('readAuthorizer');
     expect(error.message).not.toMatch(/authorizationConfigured\(\) is false;/);
   });
@@ -86,8 +77,8 @@ describe('network boot guard', () => {
   });
 
   test('bad transport options are refused naming the option', () => {
-    expect(refusal(() => createHttpHandler(guarded(), { maxSessions: 0 })).option).toBe('maxSessions');
-    expect(refusal(() => createHttpHandler(guarded(), { endpoint: 'mcp' })).option).toBe('endpoint');
-    expect(refusal(() => createHttpHandler(guarded(), { bogus: 1 } as never)).option).toBe('bogus');
+    expect(configErrorOf(() => createHttpHandler(guarded(), { maxSessions: 0 })).option).toBe('maxSessions');
+    expect(configErrorOf(() => createHttpHandler(guarded(), { endpoint: 'mcp' })).option).toBe('endpoint');
+    expect(configErrorOf(() => createHttpHandler(guarded(), { bogus: 1 } as never)).option).toBe('bogus');
   });
 });

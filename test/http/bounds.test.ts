@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { initializeMessage, openSession, postJson, serve, SseReader, virtualClock, eventually, type Served } from './helpers.js';
 import { InMemoryEventStore } from '../../transports/index.js';
+import { expectCutOffAfterStall, pausedReader, warningsLogger } from './stalled-reader.js';
 
 let served: Served | undefined;
 const readers: SseReader[] = [];
@@ -102,26 +102,11 @@ describe('bounded state of the HTTP transport', () => {
 
   test('a reader that stops reading is cut off once its unread bytes stay over maxStreamBufferBytes for streamStallTimeoutMs', async () => {
     const clock = virtualClock();
-    const warnings: string[] = [];
-    const logger = { debug() {}, info() {}, error() {}, warn: (_obj: unknown, msg?: string) => warnings.push(msg ?? '') };
+    const { warnings, logger } = warningsLogger();
     const maxStreamBufferBytes = 64 * 1024;
     served = await serve({ logger, scheduler: clock.scheduler }, { maxStreamBufferBytes, streamStallTimeoutMs: 5_000 });
     const sessionId = await openSession(served.url);
-    let response: IncomingMessage | undefined;
-    const req: ClientRequest = httpRequest({
-      host: '127.0.0.1',
-      port: served.http.port,
-      path: '/mcp',
-      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId },
-    });
-    const gotResponse = new Promise<void>((resolve) => req.on('response', (res) => {
-      response = res;
-      res.pause(); // never read
-      resolve();
-    }));
-    req.on('error', () => undefined);
-    req.end();
-    await gotResponse;
+    const reader = await pausedReader(served, { accept: 'text/event-stream', 'mcp-session-id': sessionId });
     await eventually(() => served!.http.handler.stats().openStreams === 1);
     const payload = 'x'.repeat(16 * 1024);
     // Bounded: far more than the kernel's socket buffers take (a few MiB on loopback), well short of unbounded.
@@ -134,17 +119,10 @@ describe('bounded state of the HTTP transport', () => {
     expect(stats.openStreams).toBe(1);
     expect(stats.streamBufferedBytes).toBeGreaterThan(maxStreamBufferBytes);
     expect(stats.streamBufferedBytes).toBeLessThanOrEqual(3 * maxStreamBufferBytes);
-    clock.advance(4_999);
-    expect(served.http.handler.stats().openStreams).toBe(1);
     // Cut off at the first check that finds no byte taken since the one before: one or two stall periods in.
-    clock.advance(1);
-    if (served.http.handler.stats().openStreams === 1) clock.advance(5_000);
-    await eventually(() => served!.http.handler.stats().openStreams === 0);
-    expect(warnings).toContain('SSE reader too slow: stream cut off');
     // The session itself survives: the messages it missed are in the event store for a resumption.
-    expect(served.http.handler.stats().sessions).toBe(1);
-    response?.destroy();
-    req.destroy();
+    await expectCutOffAfterStall(served, clock, 5_000, warnings);
+    reader.destroy();
   });
 
   test('a reader that keeps reading is not cut off by the same traffic', async () => {

@@ -7,6 +7,7 @@
  * no reply). Whatever the way, the server holds no stream and the bus no
  * subscriber afterwards.
  */
+import type { RunHelpers, TestScheduler } from 'rxjs/testing';
 import { describe, expect, test } from 'vitest';
 import { InMemoryEventBus, type JsonRpcResponse, type OutboundMessage } from '../../lib/index.js';
 import { newTestScheduler } from '../marbles/harness.js';
@@ -14,13 +15,27 @@ import { ack, cancelled, closedResult, listen, listenServer, modernOnly, onStrea
 
 const tool = (name: string) => ({ name, handler: () => name });
 
+/**
+ * A listen server on an in-memory bus, built inside one virtual-clock run so
+ * the script's schedule and marbles share its clock; the server and the bus
+ * come back for the checks after the run (nothing held, nobody subscribed).
+ */
+type OnBus = RunHelpers & { server: ReturnType<typeof listenServer>; bus: InMemoryEventBus; ts: TestScheduler };
+
+function onBus(script: (run: OnBus) => void) {
+  const ts = newTestScheduler();
+  const bus = new InMemoryEventBus();
+  let server!: ReturnType<typeof listenServer>;
+  ts.run((helpers) => {
+    server = listenServer(ts, { eventBus: bus });
+    script({ ...helpers, server, bus, ts });
+  });
+  return { server, bus };
+}
+
 describe('subscriptions/listen: teardown', () => {
   test('notifications/cancelled naming the listen: nothing more on the stream, no reply; the bus is let go', () => {
-    const ts = newTestScheduler();
-    const bus = new InMemoryEventBus();
-    let server!: ReturnType<typeof listenServer>;
-    ts.run(({ hot, expectObservable }) => {
-      server = listenServer(ts, { eventBus: bus });
+    const { server, bus } = onBus(({ server, bus, ts, hot, expectObservable }) => {
       ts.schedule(() => server.registry.registerTool(tool('x')), 3);
       ts.schedule(() => expect([server.stats().listens, bus.size]).toEqual([1, 1]), 4);
       ts.schedule(() => server.registry.registerTool(tool('y')), 6);
@@ -50,11 +65,7 @@ describe('subscriptions/listen: teardown', () => {
   });
 
   test('the connection gone (its inbound ends): the stream ends without a reply and nothing stays counted', () => {
-    const ts = newTestScheduler();
-    const bus = new InMemoryEventBus();
-    let server!: ReturnType<typeof listenServer>;
-    ts.run(({ hot, expectObservable }) => {
-      server = listenServer(ts, { eventBus: bus });
+    const { server, bus } = onBus(({ server, bus, ts, hot, expectObservable }) => {
       ts.schedule(() => server.registry.registerTool(tool('x')), 2);
       ts.schedule(() => server.registry.registerTool(tool('y')), 6);
       const inbound = hot('-l--|', { l: listen(1, { toolsListChanged: true, resourceSubscriptions: ['mem://a'] }) });
@@ -100,11 +111,7 @@ describe('subscriptions/listen: teardown', () => {
   });
 
   test('server shutdown: every stream gets its graceful complete result as its reply, then nothing more', () => {
-    const ts = newTestScheduler();
-    const bus = new InMemoryEventBus();
-    let server!: ReturnType<typeof listenServer>;
-    ts.run(({ hot, expectObservable }) => {
-      server = listenServer(ts, { eventBus: bus });
+    const { server, bus } = onBus(({ server, bus, ts, hot, expectObservable }) => {
       ts.schedule(() => server.registry.registerTool(tool('x')), 3);
       ts.schedule(() => server.close(), 5);
       ts.schedule(() => server.notify('notifications/tools/list_changed'), 6);
@@ -121,11 +128,7 @@ describe('subscriptions/listen: teardown', () => {
   });
 
   test('cancelListens (a transport ending a live connection): notifications/cancelled naming each stream, no reply, nothing after; other connections keep theirs', () => {
-    const ts = newTestScheduler();
-    const bus = new InMemoryEventBus();
-    let server!: ReturnType<typeof listenServer>;
-    ts.run(({ hot, expectObservable }) => {
-      server = listenServer(ts, { eventBus: bus });
+    const { server } = onBus(({ server, bus, ts, hot, expectObservable }) => {
       ts.schedule(() => server.registry.registerTool(tool('x')), 3);
       ts.schedule(() => server.cancelListens('c', 'bye'), 5);
       ts.schedule(() => expect([server.stats().listens, bus.size]).toEqual([1, 1]), 6);

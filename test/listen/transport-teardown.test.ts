@@ -26,17 +26,22 @@ function lines(output: PassThrough): () => Msg[] {
       .map((line) => JSON.parse(line) as Msg);
 }
 
+/** A fresh server on stdio over in-process streams; `written` reads back what it wrote. */
+function stdioConnection() {
+  const server = createServer();
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const written = lines(output);
+  return { server, input, written, handle: serveStdio(server, { input, output }) };
+}
+
 async function settle(): Promise<void> {
   for (let i = 0; i < 5; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 describe('a transport ending a live connection ends its listen streams with notifications/cancelled', () => {
   test('stdio close(): the ack, then one notifications/cancelled per stream, no reply', async () => {
-    const server = createServer();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const written = lines(output);
-    const handle = serveStdio(server, { input, output });
+    const { server, input, written, handle } = stdioConnection();
     input.write(`${JSON.stringify(listen(1, { toolsListChanged: true }))}\n`);
     input.write(`${JSON.stringify(listen('two', {}))}\n`);
     await settle();
@@ -55,11 +60,7 @@ describe('a transport ending a live connection ends its listen streams with noti
   });
 
   test('stdio input ended by the peer: nothing more is written', async () => {
-    const server = createServer();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const written = lines(output);
-    const handle = serveStdio(server, { input, output });
+    const { server, input, written, handle } = stdioConnection();
     input.write(`${JSON.stringify(listen(1, { toolsListChanged: true }))}\n`);
     await settle();
     input.end();

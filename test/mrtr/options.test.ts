@@ -6,19 +6,12 @@ import { describe, expect, test } from 'vitest';
 import { ConfigError } from '../../lib/errors.js';
 import { resolveOptions } from '../../lib/options.js';
 import { silentLogger } from '../../lib/logger.js';
+import { configErrorOf } from '../helpers/config-error.js';
 
 const quiet = { logger: silentLogger() };
 const SECRET = 'k'.repeat(32);
 
-function refusal(options: Record<string, unknown>): ConfigError {
-  try {
-    resolveOptions({ ...quiet, ...options });
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('accepted');
-}
+const refusal = (options: Record<string, unknown>): ConfigError => configErrorOf(() => resolveOptions({ ...quiet, ...options }));
 
 describe('requestStateKeys', () => {
   test('unset: no keys (a per-process key is made on first use)', () => {

@@ -3,12 +3,10 @@
  * handler's elicitation as input_required rounds on the wire, the client
  * never sent a request; a state from another stdio connection is -32602.
  */
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
-import { serveStdio } from '../../transports/index.js';
 import type { Message } from '../contract/helpers.js';
-import { within } from '../hostile/demo-process.js';
 import { modernRpc } from '../era/modern-helpers.js';
+import { stdioWire } from '../era/stdio-wire.js';
 import { approve, ELICIT, mrtrServer, stateOf } from './modern-fixture.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -17,31 +15,9 @@ afterEach(async () => {
 });
 
 function stdio(server: ReturnType<typeof mrtrServer>['server'], connId = 'stdio') {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const lines: Message[] = [];
-  let wake: (() => void) | undefined;
-  output.on('data', (chunk: Buffer) => {
-    lines.push(...chunk.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l)));
-    wake?.();
-  });
-  const handle = serveStdio(server, { input, output, connId });
-  closers.push(async () => {
-    input.end();
-    await within(handle.closed, 5000, 'stdio close');
-  });
-  let read = 0;
-  const next = (): Promise<Message> =>
-    within(
-      (async () => {
-        while (read >= lines.length) await new Promise<void>((resolve) => (wake = resolve));
-        return lines[read++]!;
-      })(),
-      5000,
-      'a stdio line',
-    );
+  const { send, next, lines } = stdioWire(server, closers, { connId });
   const call = async (message: unknown): Promise<Message> => {
-    input.write(`${JSON.stringify(message)}\n`);
+    send(message);
     return next();
   };
   return { call, lines };
