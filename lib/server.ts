@@ -156,9 +156,6 @@ export class McpServer {
         this.options.clusterPermits,
       ),
       parking: new ParkingLot({
-        maxPerConnection: this.options.maxParkedElicitations,
-        maxPerPeer: this.options.maxParkedElicitationsPerPeer,
-        maxTotal: this.options.maxParkedElicitationsTotal,
         timeoutMs: this.options.elicitationTimeoutMs,
         scheduler: this.options.scheduler,
         counts,

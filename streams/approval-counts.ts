@@ -22,6 +22,7 @@
  * its own.
  */
 import { DENY_DETAIL } from '../lib/deny-details.js';
+import { addToIndex, removeFromIndex } from './set-index.js';
 
 export interface ApprovalCaps {
   readonly maxPerHolder: number;
@@ -76,8 +77,8 @@ export class ApprovalCounts {
     if (typeof room === 'string') return { admitted: false, detail: room };
     const hold = new Held(this, holder, peer, this.sequence++, onEvicted);
     this.size += 1;
-    addTo(this.byHolder, holder, hold);
-    addTo(this.byPeer, peer, hold);
+    addToIndex(this.byHolder, holder, hold);
+    addToIndex(this.byPeer, peer, hold);
     // The victim hears last, so whatever its closing does runs against consistent counts.
     if (room !== null) room.victim.onEvicted(room.detail);
     return { admitted: true, hold };
@@ -100,8 +101,8 @@ export class ApprovalCounts {
     if (!hold.held) return;
     hold.held = false;
     this.size -= 1;
-    removeFrom(this.byHolder, hold.holder, hold);
-    removeFrom(this.byPeer, hold.peer, hold);
+    removeFromIndex(this.byHolder, hold.holder, hold);
+    removeFromIndex(this.byPeer, hold.peer, hold);
   }
 
   /** null: room without evicting; a victim (already released) to tell; or the refusal's detail. */
@@ -163,19 +164,4 @@ export class ApprovalCounts {
     }
     return best;
   }
-}
-
-function addTo(index: Map<string, Set<Held>>, key: string, hold: Held): void {
-  let holds = index.get(key);
-  if (holds === undefined) {
-    holds = new Set();
-    index.set(key, holds);
-  }
-  holds.add(hold);
-}
-
-function removeFrom(index: Map<string, Set<Held>>, key: string, hold: Held): void {
-  const holds = index.get(key);
-  holds?.delete(hold);
-  if (holds?.size === 0) index.delete(key);
 }

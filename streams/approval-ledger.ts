@@ -24,6 +24,7 @@ import type { ApprovalEvent } from '../lib/events.js';
 import type { Logger } from '../lib/logger.js';
 import type { ApprovalCaps, ApprovalCounts, ApprovalHold } from './approval-counts.js';
 import { DeadlineQueue, type DeadlineEntry, type Expiring } from './deadline-queue.js';
+import { addToIndex, removeFromIndex } from './set-index.js';
 
 export interface TicketRequest {
   /** Who may redeem it: the connection (stdio, WebSocket), else the peer or principal. */
@@ -267,20 +268,13 @@ export class MemoryApprovalLedger implements ApprovalLedger {
   private insert(entry: TicketEntry): void {
     this.tickets.set(entry.ticket.ticketId, entry);
     entry.deadline = this.deadlines.add(entry);
-    let held = this.byHolder.get(entry.ticket.holder);
-    if (held === undefined) {
-      held = new Set();
-      this.byHolder.set(entry.ticket.holder, held);
-    }
-    held.add(entry);
+    addToIndex(this.byHolder, entry.ticket.holder, entry);
   }
 
   private remove(entry: TicketEntry): void {
     this.tickets.delete(entry.ticket.ticketId);
     this.deadlines.remove(entry.deadline);
-    const held = this.byHolder.get(entry.ticket.holder);
-    held?.delete(entry);
-    if (held?.size === 0) this.byHolder.delete(entry.ticket.holder);
+    removeFromIndex(this.byHolder, entry.ticket.holder, entry);
   }
 
   private ownerTag(holder: string): string {

@@ -16,7 +16,7 @@ import { isPlainObject, notification, type JsonRpcId } from '../lib/protocol/jso
 import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { CompletionContext } from '../lib/resource-def.js';
 import { askConcurrently } from './ask-inputs.js';
-import type { ClientCapabilities } from './capability-table.js';
+import { supportsFormElicitation, type ClientCapabilities } from './capability-table.js';
 import type { LazyAbort } from './lazy-abort.js';
 import { modernChannel } from './modern/client-channel.js';
 import { pushForRequest } from './push-for-request.js';
@@ -59,9 +59,7 @@ class LegacyChannel implements ClientChannel {
     if (params.mode === 'url') {
       this.requireCapability('elicitation.url', 'be sent to a URL', isPlainObject(elicitation?.url));
     } else {
-      // A client that advertised `elicitation: {}` (the 2025-06-18 shape) supports form mode.
-      const formSupported = elicitation !== undefined && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
-      this.requireCapability('elicitation', 'be asked for input', formSupported);
+      this.requireCapability('elicitation', 'be asked for input', supportsFormElicitation(elicitation));
       const problem = checkRequestedSchema(params.requestedSchema);
       if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
     }

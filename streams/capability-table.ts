@@ -26,6 +26,15 @@ export interface ClientCapabilities {
 
 const PRESENT: Record<string, never> = Object.freeze({});
 
+/**
+ * Whether an `elicitation` capability (advertised at initialize or declared
+ * on a modern request) supports form mode: `elicitation: {}`, the 2025-06-18
+ * shape and the spec's own example, means form; only url means url only.
+ */
+export function supportsFormElicitation(elicitation: unknown): boolean {
+  return isPlainObject(elicitation) && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
+}
+
 /** What the server keeps of an initialize's `capabilities`: a capability counts when it is an object, as the readers check. */
 export function projectCapabilities(advertised: unknown): ClientCapabilities {
   if (!isPlainObject(advertised)) return {};

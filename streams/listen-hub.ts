@@ -25,6 +25,7 @@ import { logSafely } from '../lib/guarded.js';
 import type { Logger } from '../lib/logger.js';
 import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import type { ListenFilter } from './listen-filter.js';
+import { addToIndex, removeFromIndex } from './set-index.js';
 
 /** What one open stream does with what the hub tells it. */
 export interface ListenSink {
@@ -129,9 +130,9 @@ export class ListenHub {
     this.count += 1;
     this.uriCount += entry.uriCount;
     for (const [kind, flag] of Object.entries(FLAG_OF) as [ListChangedEventType, keyof ListenFilter][]) {
-      if (filter[flag] === true) indexed(this.byKind, kind).add(entry);
+      if (filter[flag] === true) addToIndex(this.byKind, kind, entry);
     }
-    for (const uri of filter.resourceSubscriptions ?? []) indexed(this.byUri, uri).add(entry);
+    for (const uri of filter.resourceSubscriptions ?? []) addToIndex(this.byUri, uri, entry);
     return entry;
   }
 
@@ -147,8 +148,8 @@ export class ListenHub {
     }
     this.count -= 1;
     this.uriCount -= entry.uriCount;
-    for (const kind of Object.keys(FLAG_OF) as ListChangedEventType[]) unindex(this.byKind, kind, entry);
-    for (const uri of entry.filter.resourceSubscriptions ?? []) unindex(this.byUri, uri, entry);
+    for (const kind of Object.keys(FLAG_OF) as ListChangedEventType[]) removeFromIndex(this.byKind, kind, entry);
+    for (const uri of entry.filter.resourceSubscriptions ?? []) removeFromIndex(this.byUri, uri, entry);
     if (this.count === 0) this.releaseBus();
   }
 
@@ -241,19 +242,4 @@ export class ListenHub {
 
 function bound(reason: ListenRefusalReason, what: string, scope: 'connection' | 'server', max: number): ListenRefusal {
   return { reason, message: `too many ${what} on this ${scope} (max ${max})`, scope, max };
-}
-
-function indexed<K>(index: Map<K, Set<ListenEntry>>, key: K): Set<ListenEntry> {
-  let set = index.get(key);
-  if (set === undefined) {
-    set = new Set();
-    index.set(key, set);
-  }
-  return set;
-}
-
-function unindex<K>(index: Map<K, Set<ListenEntry>>, key: K, entry: ListenEntry): void {
-  const set = index.get(key);
-  if (set === undefined || !set.delete(entry)) return;
-  if (set.size === 0) index.delete(key);
 }

@@ -23,7 +23,7 @@ import { approvalSchema, deniedVerdict, readElicitResult, type ElicitationVerdic
 import { DENY_DETAIL } from '../lib/deny-details.js';
 import { randomId } from '../lib/random-id.js';
 import type { JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
-import { ApprovalCounts, type ApprovalHold } from './approval-counts.js';
+import type { ApprovalCounts, ApprovalHold } from './approval-counts.js';
 
 export type { ElicitationVerdict };
 
@@ -45,20 +45,15 @@ interface ParkedCall {
 }
 
 export interface ParkingOptions {
-  readonly maxPerConnection: number;
-  /** At least maxPerConnection, so a connection that is its own peer is bounded by its connection cap. */
-  readonly maxPerPeer: number;
-  readonly maxTotal: number;
   readonly timeoutMs: number;
   readonly scheduler: SchedulerLike;
   /** Makes the elicitation request's id; unguessable, since whoever knows it could try to answer. */
   readonly newElicitationId?: () => string;
   /**
-   * The counts shared with the MRTR approval ledger (so both eras share one
-   * set of caps and one fairness rule); when given, its caps rule and the
-   * three above are ignored. Default: counts of the parked calls alone.
+   * The caps and their counts, shared with the MRTR approval ledger (so both
+   * eras share one set of caps and one fairness rule); a connection is the holder.
    */
-  readonly counts?: ApprovalCounts;
+  readonly counts: ApprovalCounts;
 }
 
 export interface ParkRequest {
@@ -94,9 +89,7 @@ export class ParkingLot {
 
   constructor(private readonly options: ParkingOptions) {
     this.newId = options.newElicitationId ?? randomElicitationId;
-    this.counts =
-      options.counts ??
-      new ApprovalCounts({ maxPerHolder: options.maxPerConnection, maxPerPeer: options.maxPerPeer, maxTotal: options.maxTotal });
+    this.counts = options.counts;
   }
 
   /** Parks a call; emits one verdict. Unsubscribe to drop it with no answer. */

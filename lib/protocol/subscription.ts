@@ -6,7 +6,6 @@
  */
 import type { JsonRpcId } from './jsonrpc.js';
 
-export const LISTEN_METHOD = 'subscriptions/listen';
 export const ACKNOWLEDGED_METHOD = 'notifications/subscriptions/acknowledged';
 /** The `_meta` key every message of a listen stream carries: the listen request's id. */
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';

@@ -19,7 +19,7 @@ import { callbackFailed, invalidParams, invalidRequest, readDenied } from '../..
 import type { JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { authorize } from '../authorize.js';
 import { authorizationContext } from '../call-context.js';
-import { honouredFilter, parseListenFilter, type ListenCapabilities, type ListenFilter } from '../listen-filter.js';
+import { honouredFilter, parseListenFilter, type ListenFilter } from '../listen-filter.js';
 import { listenStream } from '../listen.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
 import { worker } from '../worker.js';
@@ -53,20 +53,16 @@ function gatedStream(core: ServerCore, scope: RequestScope, filter: ListenFilter
   );
 }
 
-/** A listen handler narrowing filters against `capabilities` (what the server declares; `server/discover` should say the same). */
-export function listenHandler(capabilities: ListenCapabilities = MODERN_SERVER_CAPABILITIES): MethodHandler {
-  return (core, scope) => {
-    if (scope.id === null) return of(invalidRequest(null, 'Invalid Request: subscriptions/listen needs a string or number id (it names the subscription)'));
-    const parsed = parseListenFilter(scope.params, {
-      maxUris: core.options.maxSubscriptionsPerConnection,
-      maxUriLength: core.options.maxSubscriptionUriLength,
-    });
-    if (!parsed.ok) return of(invalidParams(scope.id, parsed.message, parsed.data));
-    const stream$ = gatedStream(core, scope, honouredFilter(parsed.filter, capabilities, isServed(core)));
-    if (scope.mode === 'reply') return stream$;
-    // A pushed reply bypasses dispatch's encode step, so it is encoded here (encoding twice changes nothing).
-    return pushEventually(core, scope, stream$.pipe(map((reply) => encodeModernReply(core, scope, reply) ?? reply)));
-  };
-}
-
-export const listen: MethodHandler = listenHandler();
+/** Filters are narrowed to what server/discover declares (MODERN_SERVER_CAPABILITIES). */
+export const listen: MethodHandler = (core, scope) => {
+  if (scope.id === null) return of(invalidRequest(null, 'Invalid Request: subscriptions/listen needs a string or number id (it names the subscription)'));
+  const parsed = parseListenFilter(scope.params, {
+    maxUris: core.options.maxSubscriptionsPerConnection,
+    maxUriLength: core.options.maxSubscriptionUriLength,
+  });
+  if (!parsed.ok) return of(invalidParams(scope.id, parsed.message, parsed.data));
+  const stream$ = gatedStream(core, scope, honouredFilter(parsed.filter, MODERN_SERVER_CAPABILITIES, isServed(core)));
+  if (scope.mode === 'reply') return stream$;
+  // A pushed reply bypasses dispatch's encode step, so it is encoded here (encoding twice changes nothing).
+  return pushEventually(core, scope, stream$.pipe(map((reply) => encodeModernReply(core, scope, reply) ?? reply)));
+};

@@ -23,6 +23,7 @@ import type { ClientChannel } from '../call-context.js';
 import { pushForRequest } from '../push-for-request.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
 import { checkInputRequests } from '../ask-inputs.js';
+import { supportsFormElicitation } from '../capability-table.js';
 import { canReplay, replayAnswer, replayAnswers, whyNoReplay } from './replay.js';
 
 class ModernChannel implements ClientChannel {
@@ -87,9 +88,7 @@ class ModernChannel implements ClientChannel {
         }
         const problem = checkRequestedSchema(params.requestedSchema);
         if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
-        // `elicitation: {}` means form mode (the spec's own example).
-        const form = elicitation !== undefined && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
-        return { method: 'elicitation/create', params: { mode: 'form', ...params }, requiredCapabilities: { elicitation: {} }, declared: form };
+        return { method: 'elicitation/create', params: { mode: 'form', ...params }, requiredCapabilities: { elicitation: {} }, declared: supportsFormElicitation(elicitation) };
       }
       case 'sampling/createMessage':
         return { method: 'sampling/createMessage', params: request.params, requiredCapabilities: { sampling: {} }, declared: this.declared('sampling') !== undefined };

@@ -20,9 +20,10 @@
  */
 import { of, switchMap, type Observable } from 'rxjs';
 import { InputNeededError, invalidRequestState, missingClientCapability, toolDenied } from '../../lib/errors.js';
-import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../mrtr-approval.js';
+import { supportsFormElicitation } from '../capability-table.js';
 import { runInWorker } from '../run-tool.js';
 import { withoutReplay } from './replay.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
@@ -42,11 +43,6 @@ export function requestOwner(scope: RequestScope): string {
   return scope.transport === 'http' || scope.transport === 'sse' ? scope.peer : scope.connId;
 }
 
-/** Whether this request declared form elicitation (`elicitation: {}` means form, the spec's own example). */
-export function declaresFormElicitation(scope: RequestScope): boolean {
-  const elicitation = scope.modern?.clientCapabilities.elicitation;
-  return isPlainObject(elicitation) && (isPlainObject(elicitation.form) || !isPlainObject(elicitation.url));
-}
 
 /** The request's params without the MRTR retry fields: what an approved tool run sees. */
 export function withoutRetryFields(scope: RequestScope): RequestScope {
@@ -63,7 +59,7 @@ export function askOverModern(
   args: Record<string, unknown>,
   prompt: string,
 ): Observable<JsonRpcResponse | null> {
-  if (!declaresFormElicitation(scope)) {
+  if (!supportsFormElicitation(scope.modern?.clientCapabilities.elicitation)) {
     return of(
       missingClientCapability(scope.id, { elicitation: {} }, `the request did not declare the elicitation capability, so ${tool.name} cannot be approved`),
     );
