@@ -12,7 +12,7 @@ import { safeLogger } from './guarded.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
 import { LISTEN_OPTION_NAMES, resolveListenOptions, type ListenOptions, type ResolvedListenOptions } from './listen-options.js';
 import { resolveMiddleware } from './middleware/resolve.js';
-import { resolveMaxRequestStateBytes, resolveRequestStateKeys } from './mrtr/mrtr-options.js';
+import { resolveAskWithoutElicitation, resolveMaxRequestStateBytes, resolveRequestStateKeys, type AskWithoutElicitation } from './mrtr/mrtr-options.js';
 import type { CallStage, Middleware } from './middleware/types.js';
 import type { ApprovalLedgerFactory } from '../streams/approval-ledger.js';
 import { Registry } from './registry.js';
@@ -75,6 +75,19 @@ export interface ServerOptions extends ListenOptions {
   maxRequestStateBytes?: number;
   /** Builds the MRTR approval ledger instead of the in-memory one (a cluster store: rxmcp/redis). */
   approvalLedger?: ApprovalLedgerFactory;
+  /**
+   * Modern era only: a tools/call whose authorizer answers `{ ask }` when the
+   * request's clientCapabilities declare no (form) elicitation. Default
+   * `'missing-capability'`: -32021 with `requiredCapabilities: { elicitation: {} }`,
+   * because the spec says a request needing a capability the client did not
+   * declare MUST get that error (and a client can then retry declaring it).
+   * `'deny'`: the seed's answer, as on the legacy wire: the
+   * `authorization_required` deny result (detail "client cannot be asked (no
+   * elicitation capability)", the question in `prompt`), for operators whose
+   * clients read that deny but not -32021. No approval ticket is taken either
+   * way; an ask with elicitation declared is an input_required round as before.
+   */
+  askWithoutElicitation?: AskWithoutElicitation;
   /** Caps shared with other processes (lib/permits.ts), asked after this process's own bounds; default none. */
   clusterPermits?: PermitPool;
 }
@@ -115,6 +128,7 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   maxRequestStateBytes: number;
   /** null: the in-memory ledger, sharing its caps with legacy parking. */
   approvalLedger: ApprovalLedgerFactory | null;
+  askWithoutElicitation: AskWithoutElicitation;
   clusterPermits: PermitPool | undefined;
 }
 
@@ -124,7 +138,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
-  'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', 'approvalLedger', ...LISTEN_OPTION_NAMES,
+  'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', 'approvalLedger',
+  'askWithoutElicitation', ...LISTEN_OPTION_NAMES,
   'clusterPermits',
 ]);
 
@@ -260,6 +275,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     approvalTtlMs: positiveIntegerOption('approvalTtlMs', options.approvalTtlMs, elicitationTimeoutMs),
     maxRequestStateBytes: resolveMaxRequestStateBytes(options.maxRequestStateBytes),
     approvalLedger: optionalFunction<ApprovalLedgerFactory>('approvalLedger', options.approvalLedger),
+    askWithoutElicitation: resolveAskWithoutElicitation(options.askWithoutElicitation),
     clusterPermits: options.clusterPermits,
     ...resolveListenOptions(options, logger),
   };

@@ -1,5 +1,6 @@
 /**
- * Validation of the MRTR options (`requestStateKeys`, `maxRequestStateBytes`);
+ * Validation of the MRTR options (`requestStateKeys`, `maxRequestStateBytes`,
+ * `askWithoutElicitation`);
  * lib/options.ts calls these, so a bad value refuses to start with a
  * ConfigError naming the option.
  */
@@ -44,4 +45,17 @@ export function resolveMaxRequestStateBytes(value: unknown): number {
     );
   }
   return value;
+}
+
+/** What a modern tools/call gets when its authorizer asks and the request declared no (form) elicitation. */
+export type AskWithoutElicitation = 'missing-capability' | 'deny';
+const ASK_WITHOUT_ELICITATION: readonly AskWithoutElicitation[] = ['missing-capability', 'deny'];
+
+export function resolveAskWithoutElicitation(value: unknown): AskWithoutElicitation {
+  if (value === undefined) return 'missing-capability';
+  if (!ASK_WITHOUT_ELICITATION.includes(value as AskWithoutElicitation)) {
+    const option = 'askWithoutElicitation';
+    throw new ConfigError(option, `${option} must be "missing-capability" or "deny", got ${JSON.stringify(value)}`);
+  }
+  return value as AskWithoutElicitation;
 }

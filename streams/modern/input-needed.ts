@@ -8,8 +8,10 @@
  *   `data.requiredCapabilities` naming the capability. A declared one on
  *   tools/call, resources/read or prompts/get is a replay round instead
  *   (modern/replay.ts).
- * - A tool authorizer answered ASK: without a declared elicitation
- *   capability -32021; else round 1 issues an approval ticket
+ * - A tool authorizer answered ASK: without a declared (form) elicitation
+ *   capability -32021, or with `askWithoutElicitation: 'deny'` the legacy
+ *   path's deny (cannotAskNoElicitation, the question as `prompt`), no
+ *   ticket taken either way; else round 1 issues an approval ticket
  *   (`input_required` with the approval form), and the retry redeems it
  *   (mrtr-approval.ts): approved runs the tool once through the usual
  *   admission and worker path, a deny answer is the seed's deny, a bad
@@ -19,6 +21,7 @@
  *   this version: they fail the run rather than spend a second approval).
  */
 import { of, switchMap, type Observable } from 'rxjs';
+import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { InputNeededError, invalidRequestState, missingClientCapability, toolDenied } from '../../lib/errors.js';
 import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
@@ -60,6 +63,10 @@ export function askOverModern(
   prompt: string,
 ): Observable<JsonRpcResponse | null> {
   if (!supportsFormElicitation(scope.modern?.clientCapabilities.elicitation)) {
+    // The same deny legacy's ask-user.ts answers a connection without elicitation.
+    if (core.options.askWithoutElicitation === 'deny') {
+      return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', DENY_DETAIL.cannotAskNoElicitation, prompt)));
+    }
     return of(
       missingClientCapability(scope.id, { elicitation: {} }, `the request did not declare the elicitation capability, so ${tool.name} cannot be approved`),
     );

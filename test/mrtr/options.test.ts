@@ -68,3 +68,17 @@ describe('maxRequestStateBytes', () => {
     expect(refusal({ maxRequestStateBytes: value }).option).toBe('maxRequestStateBytes');
   });
 });
+
+describe('askWithoutElicitation', () => {
+  test("defaults to 'missing-capability'; either value is kept", () => {
+    expect(resolveOptions(quiet).askWithoutElicitation).toBe('missing-capability');
+    expect(resolveOptions({ ...quiet, askWithoutElicitation: 'deny' }).askWithoutElicitation).toBe('deny');
+    expect(resolveOptions({ ...quiet, askWithoutElicitation: 'missing-capability' }).askWithoutElicitation).toBe('missing-capability');
+  });
+
+  test.each([['Deny'], ['missing_capability'], [''], [null], [true], [0], [['deny']]])('%j is refused', (value) => {
+    const error = refusal({ askWithoutElicitation: value });
+    expect(error.option).toBe('askWithoutElicitation');
+    expect(error.message).toMatch(/askWithoutElicitation must be "missing-capability" or "deny"/);
+  });
+});
