@@ -85,8 +85,8 @@ export class RepeatedEnvelopeParser {
     }
     if (metaText.length > MAX_REMEMBERED_CHARS || !text.includes(`"_meta":${metaText}`)) return;
     const value = JSON.parse(metaText) as Record<string, unknown>;
+    // The count runs on until a line repeats it: a client whose envelope never repeats stays on the backoff.
     this.#remembered = { text: metaText, value: deepFreeze(value) };
-    this.#misses = 0;
   }
 }
 
