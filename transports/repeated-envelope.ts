@@ -17,15 +17,20 @@
  * - `_meta"` occurs once outside the remembered text, as `"_meta":` right
  *   before it: then the line has one `_meta` key at most, and the value
  *   after its colon is the remembered text (a complete JSON value);
- * - the line parses with `0` in that value's place (swapping one complete
+ * - the line parses with `null` in that value's place (swapping one complete
  *   value for another changes neither the syntax nor any other value) and
- *   `params._meta` is that 0, which places the one `_meta` key in `params`.
+ *   `params._meta` is that null, which places the one `_meta` key in `params`.
+ *   Not `0`: a number is not complete on its own (`0e5`, `0.0` read on), so
+ *   `{...}e5` would parse where JSON.parse throws; nothing can follow `null`.
  * Anything else is parsed in full.
  *
  * Only a modern claim is remembered (a `_meta` with a string
  * `io.modelcontextprotocol/protocolVersion`), written exactly as
  * JSON.stringify writes it and at most MAX_REMEMBERED_CHARS long; nothing
- * changes for legacy traffic. The remembered value is deep-frozen, since
+ * changes for legacy traffic. The remembered value is the parse of that text,
+ * not the line's own `_meta`: the two differ where JSON.stringify does not
+ * round-trip (`1e400` is written `null`, `-0` is written `0`), and the text
+ * may have been found elsewhere in the line. It is deep-frozen, since
  * every request that repeats it shares it (`ctx.meta` is read-only).
  * A client whose `_meta` differs on every request (a progress token, a
  * trace id) costs a failed comparison per line, and a re-read of its
@@ -79,8 +84,9 @@ export class RepeatedEnvelopeParser {
       return;
     }
     if (metaText.length > MAX_REMEMBERED_CHARS || !text.includes(`"_meta":${metaText}`)) return;
-    this.#remembered = { text: metaText, value: deepFreeze(meta) };
-    this.#misses = 0;
+    const value = JSON.parse(metaText) as Record<string, unknown>;
+    // The count runs on until a line repeats it: a client whose envelope never repeats stays on the backoff.
+    this.#remembered = { text: metaText, value: deepFreeze(value) };
   }
 }
 
@@ -94,13 +100,13 @@ function parseRepeating(text: string, remembered: Remembered): unknown {
   if (text.indexOf('\\') !== -1 || text.indexOf('_meta"', valueEnd) !== -1) return undefined;
   let message: unknown;
   try {
-    message = JSON.parse(`${text.slice(0, valueStart)}0${text.slice(valueEnd)}`);
+    message = JSON.parse(`${text.slice(0, valueStart)}null${text.slice(valueEnd)}`);
   } catch {
     return undefined;
   }
   if (!isPlainObject(message)) return undefined;
   const params = message.params;
-  if (!isPlainObject(params) || params._meta !== 0) return undefined;
+  if (!isPlainObject(params) || params._meta !== null) return undefined;
   params._meta = remembered.value;
   return message;
 }
