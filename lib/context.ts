@@ -32,7 +32,11 @@ export interface CallContext extends AuthorizationContext {
   /** Aborts on every kind of cancellation: cancel(), notifications/cancelled, timeout, caller or connection gone. */
   readonly signal: AbortSignal;
   readonly requestId: JsonRpcId;
-  /** The request's `params._meta`, when the client sent one. */
+  /**
+   * The request's `params._meta`, when the client sent one. Read-only: a
+   * modern client's envelope repeated on a stdio or WebSocket connection is
+   * one deep-frozen object shared by its requests.
+   */
   readonly meta: Record<string, unknown> | undefined;
   /** The protocol era this request is served under. */
   readonly era: Era;
@@ -40,6 +44,7 @@ export interface CallContext extends AuthorizationContext {
    * A modern request's envelope: its protocol version, the capabilities the
    * client declared for this request (adapt to them rather than fail), and
    * its self-reported clientInfo and log level. Undefined on legacy requests.
+   * Frozen and shared by the requests of a connection that repeat one envelope.
    */
   readonly modern: ModernRequest | undefined;
   /**

@@ -17,7 +17,8 @@ const BLANK: DecodedLine = { kind: 'blank' };
 /** Strict: a wrong byte is an undecodable line, not a U+FFFD that might still parse. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function decodeJsonLine(bytes: Uint8Array): DecodedLine {
+/** `parse`: JSON.parse, or a connection's RepeatedEnvelopeParser (same results, same throws). */
+export function decodeJsonLine(bytes: Uint8Array, parse: (text: string) => unknown = JSON.parse): DecodedLine {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -26,7 +27,7 @@ export function decodeJsonLine(bytes: Uint8Array): DecodedLine {
   }
   if (text.trim().length === 0) return BLANK;
   try {
-    return { kind: 'message', message: JSON.parse(text) as unknown };
+    return { kind: 'message', message: parse(text) };
   } catch {
     return { kind: 'undecodable', detail: 'invalid JSON' };
   }

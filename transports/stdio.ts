@@ -35,6 +35,7 @@ import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { decodeJsonLine, encodeJsonLine } from './json-lines.js';
 import { BurstWriter } from './burst-writer.js';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
+import { RepeatedEnvelopeParser } from './repeated-envelope.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
@@ -78,6 +79,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const output = options.output ?? process.stdout;
   const logger = server.logger;
   const splitter = new LineSplitter(maxLineBytes);
+  // One client per connection, repeating its modern envelope: parsed once (repeated-envelope.ts).
+  const envelopes = new RepeatedEnvelopeParser();
   const inbound = new Subject<unknown>();
 
   let finished = false;
@@ -127,7 +130,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       write(parseError(`line exceeds maxLineBytes (${event.limit} bytes)`));
       return;
     }
-    const decoded = decodeJsonLine(event.bytes);
+    const decoded = decodeJsonLine(event.bytes, envelopes.parse);
     if (decoded.kind === 'blank') return;
     if (decoded.kind === 'undecodable') {
       logger.debug({ connId, detail: decoded.detail }, 'stdio: undecodable line');

@@ -10,6 +10,7 @@
  * that cannot be serialised is dropped (null).
  */
 import { INTERNAL_ERROR, internalError } from '../errors.js';
+import { takeFraming } from './framed-result.js';
 import { isJsonRpcId, type JsonRpcId, type OutboundMessage } from './jsonrpc.js';
 
 /** The last resort: written by hand, so nothing can make it fail. */
@@ -53,9 +54,27 @@ function isReply(message: OutboundMessage): boolean {
   }
 }
 
+/**
+ * A reply whose result is framed (framed-result.ts), written around the
+ * result's text, so the fixed members are not serialised again. Only for an
+ * object with exactly the own keys `jsonrpc`, `id`, `result` in that order
+ * (what resultResponse makes), so the text is the one JSON.stringify would
+ * write; undefined for anything else (JSON.stringify then writes it).
+ */
+function framedReplyText(message: object): string | undefined {
+  const framed = takeFraming((message as { result?: unknown }).result);
+  if (framed === undefined || Object.getPrototypeOf(message) !== Object.prototype) return undefined;
+  const keys = Object.keys(message);
+  if (keys.length !== 3 || keys[0] !== 'jsonrpc' || keys[1] !== 'id' || keys[2] !== 'result') return undefined;
+  const { jsonrpc, id } = message as { jsonrpc: unknown; id: unknown };
+  if (jsonrpc !== '2.0' || !isJsonRpcId(id)) return undefined;
+  const resultText = framed.text();
+  return resultText === undefined ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultText}}`;
+}
+
 export function encodeMessage(message: OutboundMessage): string | null {
   try {
-    const text = JSON.stringify(message);
+    const text = (typeof message === 'object' && message !== null ? framedReplyText(message) : undefined) ?? JSON.stringify(message);
     if (typeof text === 'string') return text;
   } catch (error) {
     if (!isReply(message)) return null;

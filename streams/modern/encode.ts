@@ -24,6 +24,7 @@
 import { AUTHORIZATION_REQUIRED, AUTHORIZATION_REQUIRED_MODERN, INVALID_PARAMS, METHOD_NOT_FOUND } from '../../lib/errors.js';
 import { DEFAULT_CACHE_HINT, isCacheableMethod, type CacheHint, type CacheableMethod } from '../../lib/cache-hints.js';
 import { errorResponse, isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import { frame, FramedResult } from '../../lib/protocol/framed-result.js';
 import { MODERN_META } from '../../lib/protocol/modern.js';
 import type { RequestScope, ServerCore } from '../server-core.js';
 
@@ -50,6 +51,44 @@ function cacheHint(core: ServerCore, scope: RequestScope, method: CacheableMetho
   return perCaller && hint.cacheScope !== 'private' ? { ttlMs: hint.ttlMs, cacheScope: 'private' } : hint;
 }
 
+const COMPLETE_HEAD = '"resultType":"complete"';
+
+/** What a framed complete result of a server has besides the handler's members, made once per server. */
+interface CompleteFrame {
+  readonly tail: string;
+  /** `{ resultType: 'complete', _meta }`, frozen; its `_meta` is shared by the server's framed results. */
+  readonly fixed: Readonly<{ resultType: 'complete'; _meta: Readonly<Record<string, unknown>> }>;
+}
+
+const completeFrames = new WeakMap<ServerCore, CompleteFrame>();
+
+function completeFrameOf(core: ServerCore): CompleteFrame {
+  let made = completeFrames.get(core);
+  if (made === undefined) {
+    const info = Object.freeze({ name: core.options.name, version: core.options.serverVersion });
+    const meta = Object.freeze({ [MODERN_META.serverInfo]: info });
+    made = { tail: `"_meta":${JSON.stringify(meta)}`, fixed: Object.freeze({ resultType: 'complete' as const, _meta: meta }) };
+    completeFrames.set(core, made);
+  }
+  return made;
+}
+
+/**
+ * Whether the stamped result is, as JSON, `resultType` first, the result's
+ * own members, then the server's `_meta`: a plain result with neither of
+ * those keys nor a toJSON of its own (so JSON.stringify of it writes what
+ * the spread copied), and no cache hint added between them.
+ */
+function isFrameable(result: Record<string, unknown>, hinted: boolean): boolean {
+  return (
+    !hinted &&
+    Object.getPrototypeOf(result) === Object.prototype &&
+    !Object.hasOwn(result, 'resultType') &&
+    !Object.hasOwn(result, '_meta') &&
+    !Object.hasOwn(result, 'toJSON')
+  );
+}
+
 export function encodeModernReply(core: ServerCore, scope: RequestScope, reply: JsonRpcResponse | null): JsonRpcResponse | null {
   if (reply === null) return null;
   if ('error' in reply) {
@@ -61,10 +100,18 @@ export function encodeModernReply(core: ServerCore, scope: RequestScope, reply: 
   const resultType = RESULT_TYPES.has(result.resultType) ? (result.resultType as string) : 'complete';
   const stamped: Record<string, unknown> = { resultType, ...result };
   stamped.resultType = resultType;
-  if (resultType === 'complete' && isCacheableMethod(scope.method)) {
+  const hinted = resultType === 'complete' && isCacheableMethod(scope.method);
+  if (hinted) {
     const hint = cacheHint(core, scope, scope.method);
     stamped.ttlMs = hint.ttlMs;
     stamped.cacheScope = hint.cacheScope;
+  }
+  if (resultType === 'complete' && isFrameable(result, hinted)) {
+    // The common case, framed: the transport writes the fixed members as text (framed-result.ts).
+    const { tail, fixed } = completeFrameOf(core);
+    stamped._meta = fixed._meta;
+    frame(new FramedResult(stamped, COMPLETE_HEAD, result, tail, fixed));
+    return resultResponse(reply.id, stamped);
   }
   const meta = isPlainObject(result._meta) ? result._meta : {};
   stamped._meta = { ...meta, [MODERN_META.serverInfo]: { name: core.options.name, version: core.options.serverVersion } };

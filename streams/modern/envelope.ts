@@ -85,22 +85,63 @@ export function readEnvelope(id: JsonRpcId, params: Record<string, unknown> | un
  * are skipped (those values passed them already; an empty object has
  * nothing to walk). The ModernRequest is still this request's own, made of
  * what it sent, exactly as readEnvelope makes it. Anything else is read in
- * full, and remembered when valid.
+ * full, and remembered when valid. One `_meta` object given again, frozen
+ * through and through (the stdio and WebSocket parser shares a repeated
+ * envelope that way), gets the same frozen ModernRequest again.
  */
 export class EnvelopeReader {
   #last: ModernRequest | undefined;
+  /** The frozen `_meta` `#shared` was read from, when it was one; `#shared` is then frozen too. */
+  #frozenMeta: object | undefined;
+  #shared: ModernRequest | undefined;
 
   read(id: JsonRpcId, params: Record<string, unknown> | undefined): ModernRequest | JsonRpcErrorResponse {
     const last = this.#last;
     const meta = params?._meta;
     if (last !== undefined && isPlainObject(meta)) {
+      if (meta === this.#frozenMeta) return this.#shared!;
       const repeated = repeatOf(last, meta);
-      if (repeated !== undefined) return repeated;
+      if (repeated !== undefined) return this.#remember(meta, repeated);
     }
     const read = readEnvelope(id, params);
-    if (!isEnvelopeError(read)) this.#last = read;
+    if (!isEnvelopeError(read)) {
+      this.#last = read;
+      if (isPlainObject(meta)) return this.#remember(meta, read);
+    }
     return read;
   }
+
+  /**
+   * A connection's repeated envelope arrives as one frozen object when the
+   * transport's parser shares it (transports/repeated-envelope.ts): nothing
+   * read from it can change, so its ModernRequest is frozen and given again.
+   */
+  #remember(meta: Record<string, unknown>, request: ModernRequest): ModernRequest {
+    if (!isFrozenEnvelope(meta)) return request;
+    if (request.clientInfo !== undefined) Object.freeze(request.clientInfo);
+    this.#frozenMeta = meta;
+    this.#shared = Object.freeze(request);
+    return request;
+  }
+}
+
+/** Frozen, and so is every object in it that readEnvelope reads (client info, capabilities and their members). */
+function isFrozenEnvelope(meta: Record<string, unknown>): boolean {
+  if (!Object.isFrozen(meta)) return false;
+  const info = meta[MODERN_META.clientInfo];
+  const capabilities = meta[MODERN_META.clientCapabilities];
+  return (typeof info !== 'object' || info === null || Object.isFrozen(info)) && isDeepFrozen(capabilities);
+}
+
+/** Without recursion: how deep capabilities go is the client's choice. */
+function isDeepFrozen(root: unknown): boolean {
+  const pending: object[] = [];
+  if (typeof root === 'object' && root !== null) pending.push(root);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (!Object.isFrozen(next)) return false;
+    for (const member of Object.values(next)) if (typeof member === 'object' && member !== null) pending.push(member);
+  }
+  return true;
 }
 
 /** This envelope as readEnvelope would return it, when it repeats `last`'s values with empty capabilities; else undefined. */

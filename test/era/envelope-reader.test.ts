@@ -79,4 +79,55 @@ describe('EnvelopeReader', () => {
     expect(reader.read(3, params(base()))).toStrictEqual(readEnvelope(3, params(base())));
     expect(reader.read(4, params({ ...base(), [INFO]: { name: 'c' } }))).toMatchObject({ id: 4, error: { code: -32602 } });
   });
+
+  describe('a frozen envelope given again (what the stdio and WebSocket parser shares)', () => {
+    const deepFrozen = (meta: Record<string, unknown>) => {
+      for (const value of Object.values(meta)) if (typeof value === 'object' && value !== null) Object.freeze(value);
+      return Object.freeze(meta);
+    };
+
+    test('is read once: the same frozen ModernRequest, equal to what readEnvelope reads', () => {
+      const reader = new EnvelopeReader();
+      const meta = deepFrozen({ ...base(), [CAPS]: { elicitation: Object.freeze({}) }, [LEVEL]: 'info' });
+      const first = reader.read(1, params(meta));
+      const second = reader.read(2, params(meta));
+      expect(second).toBe(first);
+      expect(second).toStrictEqual(readEnvelope(2, params(meta)));
+      expect(Object.isFrozen(second)).toBe(true);
+      expect(Object.isFrozen((second as { clientInfo: object }).clientInfo)).toBe(true);
+    });
+
+    test('a bad frozen envelope is refused each time it comes', () => {
+      const reader = new EnvelopeReader();
+      reader.read(1, params(base()));
+      const bad = deepFrozen({ ...base(), [LEVEL]: 'loud' });
+      expect(reader.read(2, params(bad))).toMatchObject({ id: 2, error: { code: -32602 } });
+      expect(reader.read(3, params(bad))).toMatchObject({ id: 3, error: { code: -32602 } });
+    });
+
+    test.each([
+      ['the envelope itself is not frozen', () => ({ ...base() })],
+      ['its client info is not frozen', () => Object.freeze({ ...base(), [INFO]: { name: 'c', version: '1' } })],
+      ['a capability inside is not frozen', () => Object.freeze({ ...base(), [INFO]: Object.freeze({ name: 'c', version: '1' }), [CAPS]: Object.freeze({ sampling: {} }) })],
+    ])('is read again when %s, so a change inside it is seen', (_name, make) => {
+      const reader = new EnvelopeReader();
+      const meta = make() as Record<string, unknown>;
+      const first = reader.read(1, params(meta));
+      const second = reader.read(2, params(meta));
+      expect(second).not.toBe(first);
+      expect(second).toStrictEqual(readEnvelope(2, params(meta)));
+    });
+
+    test('another frozen envelope replaces the one remembered', () => {
+      const reader = new EnvelopeReader();
+      const a = deepFrozen(base());
+      const b = deepFrozen({ ...base(), [INFO]: { name: 'other', version: '2' } });
+      const fromA = reader.read(1, params(a));
+      const fromB = reader.read(2, params(b));
+      expect(fromB).toMatchObject({ clientInfo: { name: 'other', version: '2' } });
+      expect(reader.read(3, params(b))).toBe(fromB);
+      expect(reader.read(4, params(a))).not.toBe(fromA);
+      expect(reader.read(5, params(a))).toStrictEqual(fromA);
+    });
+  });
 });

@@ -15,10 +15,11 @@ function text(data: RawData): string {
   return data.toString('utf8');
 }
 
-export function decodeFrame(data: RawData, isBinary: boolean): DecodedFrame {
+/** `parse`: JSON.parse, or the socket's RepeatedEnvelopeParser (same results, same throws). */
+export function decodeFrame(data: RawData, isBinary: boolean, parse: (text: string) => unknown = JSON.parse): DecodedFrame {
   if (isBinary) return { ok: false, detail: 'binary frames are not supported; send JSON-RPC as text frames' };
   try {
-    return { ok: true, message: JSON.parse(text(data)) as unknown };
+    return { ok: true, message: parse(text(data)) };
   } catch {
     return { ok: false, detail: 'invalid JSON' };
   }

@@ -26,6 +26,7 @@ import { mintConnId } from '../conn-id.js';
 import { CLOSE_NORMAL, CLOSE_TRY_AGAIN_LATER, closeWithGrace } from './closing.js';
 import { CLOSE_TOKEN_EXPIRED, watchExpiry } from './authenticate-upgrade.js';
 import { decodeFrame } from './frames.js';
+import { RepeatedEnvelopeParser } from '../repeated-envelope.js';
 import { keepAlive } from './liveness.js';
 import type { BudgetHolder, OutboundBudget } from './outbound-budget.js';
 
@@ -107,8 +108,10 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
   };
 
   const inbound$ = new Observable<unknown>((subscriber) => {
+    // One client per socket, repeating its modern envelope: parsed once (repeated-envelope.ts).
+    const envelopes = new RepeatedEnvelopeParser();
     const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
-      const decoded = decodeFrame(data, isBinary);
+      const decoded = decodeFrame(data, isBinary, envelopes.parse);
       if (decoded.ok) subscriber.next(decoded.message);
       else send(parseError(decoded.detail));
     };
