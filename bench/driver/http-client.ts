@@ -14,7 +14,7 @@
  * Mcp-Name), no session.
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { MODERN_PROTOCOL_VERSION, withModernMeta } from './modern-meta.js';
+import { MODERN_PROTOCOL_VERSION, requestText } from './modern-meta.js';
 import { isReply, type JsonRpcId, type JsonRpcReply, type RpcClient } from './rpc-client.js';
 import { SseReader } from './sse-reader.js';
 
@@ -95,9 +95,8 @@ export class HttpClient implements RpcClient {
 
   async request(method: string, params?: unknown): Promise<JsonRpcReply> {
     const id = this.nextId++;
-    const response = this.modern
-      ? await this.send('POST', JSON.stringify({ jsonrpc: '2.0', id, method, params: withModernMeta(params) }), modernHeaders(method, params))
-      : await this.post({ jsonrpc: '2.0', id, method, params });
+    const body = requestText(id, method, params, this.modern);
+    const response = this.modern ? await this.send('POST', body, modernHeaders(method, params)) : await this.send('POST', body);
     const type = String(response.headers['content-type'] ?? '');
     if (response.statusCode !== 200) {
       throw new Error(`HTTP ${String(response.statusCode)} for ${method}: ${await readAll(response)}`);

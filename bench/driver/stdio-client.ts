@@ -6,7 +6,7 @@
  * 2026-07-28 `_meta` envelope (modern-meta.ts).
  */
 import type { Readable, Writable } from 'node:stream';
-import { withModernMeta } from './modern-meta.js';
+import { requestText } from './modern-meta.js';
 import { PendingReplies, type JsonRpcReply, type RpcClient } from './rpc-client.js';
 
 export class StdioClient implements RpcClient {
@@ -26,8 +26,7 @@ export class StdioClient implements RpcClient {
 
   request(method: string, params?: unknown): Promise<JsonRpcReply> {
     const { id, reply } = this.pending.open();
-    const sent = this.modern ? withModernMeta(params) : params;
-    this.input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: sent })}\n`);
+    this.input.write(`${requestText(id, method, params, this.modern)}\n`);
     return reply;
   }
 
