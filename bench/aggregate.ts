@@ -101,6 +101,9 @@ export function summarize(scenario: Scenario, records: readonly RunRecord[]): Sc
     scenario.servers.includes('sdk') ? ratio(records, metrics, 'rxmcp', 'sdk', 'rxmcp / SDK') : undefined,
     scenario.servers.includes('sdk2') ? ratio(records, metrics, 'rxmcp', 'sdk2', 'rxmcp / SDK v2') : undefined,
     scenario.servers.includes('rxmcp-legacy') ? ratio(records, metrics, 'rxmcp', 'rxmcp-legacy', 'modern / legacy (rxmcp)') : undefined,
+    scenario.servers.includes('rxmcp-legacy-sized')
+      ? ratio(records, metrics, 'rxmcp', 'rxmcp-legacy-sized', 'modern / legacy, same bytes (rxmcp)')
+      : undefined,
     scenario.servers.includes('limit') ? ratio(records, metrics, 'rxmcp', 'limit', 'rxmcp / limit') : undefined,
     scenario.servers.includes('rxmcp-auth') ? ratio(records, metrics, 'rxmcp-auth', 'rxmcp', 'with auth / without') : undefined,
   ].filter((r): r is RatioSummary => r !== undefined);

@@ -71,10 +71,11 @@ export const SCENARIOS: readonly Scenario[] = [
     title:
       'echo over Streamable HTTP, 16 outstanding, without and with JWT bearer authentication (RS256, JWKS served on 127.0.0.1 and cached): every request authenticated, its token verified once and then found in the cache of verified tokens',
   }),
-  echoScenario('stdio-modern', 16, ['sdk2', 'rxmcp', 'rxmcp-legacy'], {
+  echoScenario('stdio-modern', 16, ['sdk2', 'rxmcp', 'rxmcp-legacy', 'rxmcp-legacy-sized'], {
     name: 'stdio-modern-echo-c16',
     load: STEADY,
-    title: 'echo over stdio with 2026-07-28 requests (a server/discover probe, the _meta envelope on every request, no initialize), 16 outstanding; rxmcp legacy = the same over an initialized stdio connection',
+    title:
+      'echo over stdio with 2026-07-28 requests (a server/discover probe, the _meta envelope on every request, no initialize), 16 outstanding; rxmcp legacy = the same over an initialized stdio connection; modern-sized = that legacy connection sent and answered the same bytes as the modern one (the claim key misspelt by one letter, the result with resultType and serverInfo)',
   }),
   echoScenario('http-modern', 1, ['sdk2', 'rxmcp', 'rxmcp-legacy'], {
     name: 'http-modern-echo-c1',

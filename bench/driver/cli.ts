@@ -4,7 +4,7 @@
  * it targets a running server's `--url` (http or ws; pass `--pid` for CPU
  * and RSS).
  *
- *   node dist/bench/driver/cli.js --wire stdio|stdio-modern|http|http-modern|ws [--concurrency 16] [--calls 20000]
+ *   node dist/bench/driver/cli.js --wire stdio|stdio-modern|stdio-sized|http|http-modern|ws [--concurrency 16] [--calls 20000]
  *        [--warmup 1000] [--max-ms 15000] [--tool echo|sleep] [--sleep-ms 50] [--no-mcp]
  *        (--url URL [--pid PID] | -- <server argv...>)
  *
@@ -33,7 +33,7 @@ const dashes = process.argv.indexOf('--');
 const argv = dashes === -1 ? process.argv.slice(2) : process.argv.slice(2, dashes);
 const serverArgv = dashes === -1 ? [] : process.argv.slice(dashes + 1);
 const wire = (option(argv, '--wire') ?? 'stdio') as Wire;
-if (!['stdio', 'stdio-modern', 'http', 'http-modern', 'ws'].includes(wire)) throw new Error('--wire must be stdio, stdio-modern, http, http-modern or ws');
+if (!['stdio', 'stdio-modern', 'stdio-sized', 'http', 'http-modern', 'ws'].includes(wire)) throw new Error('--wire must be stdio, stdio-modern, stdio-sized, http, http-modern or ws');
 const url = option(argv, '--url');
 if ((url === undefined) === (serverArgv.length === 0)) throw new Error('give either --url or a server command after --');
 const endpoint: Endpoint = { wire, mcp: !argv.includes('--no-mcp') };
@@ -45,7 +45,7 @@ let server: RunningServer | undefined;
 let reachable: Reachable = { url };
 let pid = url === undefined ? undefined : count(argv, '--pid', 0) || undefined;
 if (url === undefined) {
-  server = await startServer({ argv: serverArgv, wire: wire === 'stdio' || wire === 'stdio-modern' ? 'stdio' : 'network' });
+  server = await startServer({ argv: serverArgv, wire: wire === 'stdio' || wire === 'stdio-modern' || wire === 'stdio-sized' ? 'stdio' : 'network' });
   reachable = server;
   pid = server.pid;
 }

@@ -95,7 +95,7 @@ export class HttpClient implements RpcClient {
 
   async request(method: string, params?: unknown): Promise<JsonRpcReply> {
     const id = this.nextId++;
-    const body = requestText(id, method, params, this.modern);
+    const body = requestText(id, method, params, this.modern ? 'modern' : 'none');
     const response = this.modern ? await this.send('POST', body, modernHeaders(method, params)) : await this.send('POST', body);
     const type = String(response.headers['content-type'] ?? '');
     if (response.statusCode !== 200) {

@@ -25,6 +25,8 @@ export interface Reachable {
   readonly url?: string | undefined;
 }
 
+const ENVELOPE_OF = { stdio: 'none', 'stdio-modern': 'modern', 'stdio-sized': 'sized' } as const;
+
 async function discover(client: RpcClient): Promise<RpcClient> {
   const reply = await client.request('server/discover', {});
   if (reply.error !== undefined) throw new Error(`server/discover failed: ${reply.error.code} ${reply.error.message}`);
@@ -33,9 +35,9 @@ async function discover(client: RpcClient): Promise<RpcClient> {
 
 export async function openClient(endpoint: Endpoint, server: Reachable, agent?: Agent): Promise<RpcClient> {
   let client: RpcClient;
-  if (endpoint.wire === 'stdio' || endpoint.wire === 'stdio-modern') {
+  if (endpoint.wire === 'stdio' || endpoint.wire === 'stdio-modern' || endpoint.wire === 'stdio-sized') {
     if (server.child === undefined) throw new Error('a stdio client needs a spawned server');
-    client = new StdioClient(server.child.stdin, server.child.stdout, endpoint.wire === 'stdio-modern');
+    client = new StdioClient(server.child.stdin, server.child.stdout, ENVELOPE_OF[endpoint.wire]);
     if (endpoint.wire === 'stdio-modern') return discover(client);
   } else if (server.url === undefined) {
     throw new Error(`a ${endpoint.wire} client needs a url`);

@@ -2,11 +2,11 @@
  * A minimal newline-JSON client over a child's stdin/stdout: no schema
  * checks, no SDK, so the driver costs as little as possible per call. A
  * stdout line that is not JSON is ignored (a server may not print junk, but
- * the driver is not the judge of that). `modern`: every request carries the
- * 2026-07-28 `_meta` envelope (modern-meta.ts).
+ * the driver is not the judge of that). `envelope`: every request carries
+ * the 2026-07-28 `_meta` envelope, or its same-sized control (modern-meta.ts).
  */
 import type { Readable, Writable } from 'node:stream';
-import { requestText } from './modern-meta.js';
+import { requestText, type Envelope } from './modern-meta.js';
 import { PendingReplies, type JsonRpcReply, type RpcClient } from './rpc-client.js';
 
 export class StdioClient implements RpcClient {
@@ -16,7 +16,7 @@ export class StdioClient implements RpcClient {
   constructor(
     private readonly input: Writable,
     output: Readable,
-    private readonly modern = false,
+    private readonly envelope: Envelope = 'none',
   ) {
     output.setEncoding('utf8');
     output.on('data', (chunk: string) => this.onData(chunk));
@@ -26,7 +26,7 @@ export class StdioClient implements RpcClient {
 
   request(method: string, params?: unknown): Promise<JsonRpcReply> {
     const { id, reply } = this.pending.open();
-    this.input.write(`${requestText(id, method, params, this.modern)}\n`);
+    this.input.write(`${requestText(id, method, params, this.envelope)}\n`);
     return reply;
   }
 

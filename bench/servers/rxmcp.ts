@@ -8,6 +8,8 @@
  * - `--max-in-flight N` sets both maxInFlight and maxInFlightPerConnection
  *   (the 1000-outstanding scenario runs on one stdio connection); without it
  *   the library defaults apply.
+ * - `--modern-sized-echo`: echo answers with a modern result's bytes (the
+ *   control of the modern-era scenarios, echo-tool.ts).
  * - `--auth` (http only): every request carries a JWT bearer token that is
  *   verified (see bench-auth.ts); the READY URL's fragment holds the token.
  * - Authorization is chosen (allowAll, authorizerSource 'configured', a read
@@ -15,7 +17,7 @@
  */
 import { map, timer } from 'rxjs';
 import { allowAll, createServer, Registry, type McpServer } from '../../lib/index.js';
-import { registerEcho } from './echo-tool.js';
+import { registerEcho, registerModernSizedEcho } from './echo-tool.js';
 import { serveStdio } from '../../transports/stdio.js';
 import { serveWebSocket } from '../../transports/ws/index.js';
 import { announceReady, exitOnSignals, parseServerArgs, type ServerArgs } from './argv.js';
@@ -23,7 +25,8 @@ import { serveRxmcpHttp } from './rxmcp-http.js';
 
 function buildServer(args: ServerArgs): McpServer {
   const registry = new Registry();
-  registerEcho(registry);
+  if (args.flags.has('--modern-sized-echo')) registerModernSizedEcho(registry);
+  else registerEcho(registry);
   registry.registerTool({
     name: 'sleep',
     description: 'Waits ms milliseconds, then returns.',
