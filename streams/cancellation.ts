@@ -4,8 +4,9 @@
  * without every call listening to every cancel. Cancelling is unsubscribing
  * the call's Observable, so the handler's signal aborts and no reply goes out.
  */
-import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
+import { Observable, type Subscriber, type TeardownLogic, type Unsubscribable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
+import { openSource } from './direct-source.js';
 
 /** What a cancel reaches: an object with a method, so a call in flight needs no closure for it. */
 export interface CancelTarget {
@@ -61,7 +62,7 @@ interface CancelScope {
 /** One reply in flight: takes the first value, is what a cancel reaches, and is its own teardown. */
 class FirstReply<T> implements CancelTarget {
   private replied = false;
-  inner: Subscription | undefined;
+  inner: Unsubscribable | undefined;
 
   constructor(
     private readonly subscriber: Subscriber<T>,
@@ -131,7 +132,8 @@ class FirstReplyObservable<T> extends Observable<T> {
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<T>): TeardownLogic {
     const reply = new FirstReply(subscriber, this.scope, this.recover, this.shape);
-    const inner = this.replies.subscribe(reply);
+    // A worker is opened without an RxJS Subscriber in between: this reply already keeps its guarantees.
+    const inner = openSource(this.replies, reply);
     reply.inner = inner;
     if (reply.done) {
       inner.unsubscribe();

@@ -18,12 +18,13 @@
  * exactly as long as the slot: the callback timeout runs from the ask, and
  * every way the worker ends unsubscribes the permit, which releases it.
  */
-import { Observable, Subscription, isObservable, type Subscriber, type TeardownLogic } from 'rxjs';
+import { Observable, Subscription, isObservable, type Subscriber, type TeardownLogic, type Unsubscribable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
 import type { PermitAnswer, PermitPool, PermitScope } from '../lib/permits.js';
 import type { Admission } from './admission.js';
 import type { DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
+import { DirectSource, type DirectObserver } from './direct-source.js';
 import { isLater, settleEventual, type Eventual } from './eventual.js';
 import { LazyAbort } from './lazy-abort.js';
 
@@ -74,7 +75,7 @@ class WorkerRun<T, R> {
   readonly abort = new LazyAbort();
 
   constructor(
-    private readonly subscriber: Subscriber<R>,
+    private readonly subscriber: DirectObserver<R>,
     protected readonly options: WorkerOptions,
     private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
   ) {}
@@ -180,15 +181,19 @@ class PermittedRun<T, R> extends WorkerRun<T, R> {
 }
 
 /** Hands the reply on; an Observable reply (a parked call) is followed, and its subscription returned. */
-function deliver<R>(subscriber: Subscriber<R>, reply: R | Observable<R>): Subscription | undefined {
+function deliver<R>(subscriber: DirectObserver<R>, reply: R | Observable<R>): Subscription | undefined {
   if (isObservable(reply)) return reply.subscribe(subscriber);
   subscriber.next(reply);
   subscriber.complete();
   return undefined;
 }
 
-/** The Observable a worker is: a class, so making one per call is one object, not a closure and its context. */
-class WorkerObservable<T, R> extends Observable<R> {
+/**
+ * The Observable a worker is: a class, so making one per call is one object,
+ * not a closure and its context. A DirectSource: its FirstReply starts it
+ * without an RxJS Subscriber per waiting call (direct-source.ts).
+ */
+class WorkerObservable<T, R> extends DirectSource<R> {
   constructor(
     private readonly options: WorkerOptions,
     private readonly body: (abort: LazyAbort) => Eventual<T>,
@@ -199,15 +204,29 @@ class WorkerObservable<T, R> extends Observable<R> {
 
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<R>): TeardownLogic {
+    return this.run(subscriber);
+  }
+
+  open(observer: DirectObserver<R>): Unsubscribable | undefined {
+    try {
+      return this.run(observer);
+    } catch (error) {
+      // What Observable._trySubscribe does with a throw while subscribing (a `then` that throws).
+      observer.error(error);
+      return undefined;
+    }
+  }
+
+  private run(observer: DirectObserver<R>): Unsubscribable | undefined {
     const admission = this.options.admission;
-    if (!admission.tryAcquire(this.options.connId, this.options.peer)) return deliver(subscriber, this.then(BUSY));
+    if (!admission.tryAcquire(this.options.connId, this.options.peer)) return deliver(observer, this.then(BUSY));
     const pool = admission.permits;
     if (pool !== undefined) {
-      const permitted = new PermittedRun<T, R>(subscriber, this.options, this.then);
+      const permitted = new PermittedRun<T, R>(observer, this.options, this.then);
       permitted.ask(pool, this.body);
       return permitted;
     }
-    const run = new WorkerRun<T, R>(subscriber, this.options, this.then);
+    const run = new WorkerRun<T, R>(observer, this.options, this.then);
     let answer: Eventual<T>;
     try {
       answer = this.body(run.abort);
