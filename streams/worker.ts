@@ -76,8 +76,7 @@ class WorkerRun<T, R> {
 
   constructor(
     private readonly subscriber: DirectObserver<R>,
-    protected readonly options: WorkerOptions,
-    private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+    protected readonly options: WorkerSource<T, R>,
   ) {}
 
   start(answer: Eventual<T>): void {
@@ -112,7 +111,7 @@ class WorkerRun<T, R> {
       this.abort.abort(new CallCancelledError(outcome.reason));
       this.reading?.cancel();
     }
-    this.onward = deliver(this.subscriber, this.then(outcome));
+    this.onward = deliver(this.subscriber, this.options.reply(outcome));
   }
 
   /** Teardown (RxJS calls it as an Unsubscribable): cancellation of every kind. */
@@ -141,7 +140,7 @@ class PermittedRun<T, R> extends WorkerRun<T, R> {
   private readonly permit = new Subscription();
 
   /** Asks `pool`; the body starts on the grant. The deadline runs from now: a slow pool is part of the call's time. */
-  ask(pool: PermitPool, body: (abort: LazyAbort) => Eventual<T>): void {
+  ask(pool: PermitPool): void {
     this.deadline = this.options.deadlines.add(this);
     let permit$: Observable<PermitAnswer>;
     try {
@@ -153,19 +152,19 @@ class PermittedRun<T, R> extends WorkerRun<T, R> {
     // Added, not assigned: a grant answered during subscribe may end the run before subscribe returns.
     this.permit.add(
       permit$.subscribe({
-        next: (answer: PermitAnswer) => (answer?.granted === true ? this.begin(body) : this.settle(refusal(answer))),
+        next: (answer: PermitAnswer) => (answer?.granted === true ? this.begin() : this.settle(refusal(answer))),
         // A pool that fails refuses: fail closed.
         error: (error: unknown) => this.settle({ ok: false, reason: 'server_busy', scope: 'cluster', error }),
       }),
     );
   }
 
-  private begin(body: (abort: LazyAbort) => Eventual<T>): void {
+  private begin(): void {
     // A pool that answers twice does not run the body twice.
     if (this.settled || this.reading !== undefined) return;
     let answer: Eventual<T>;
     try {
-      answer = body(this.abort);
+      answer = this.options.work(this.abort);
     } catch (error) {
       this.failure(error);
       return;
@@ -189,18 +188,24 @@ function deliver<R>(subscriber: DirectObserver<R>, reply: R | Observable<R>): Su
 }
 
 /**
- * The Observable a worker is: a class, so making one per call is one object,
- * not a closure and its context. A DirectSource: its FirstReply starts it
- * without an RxJS Subscriber per waiting call (direct-source.ts).
+ * The Observable a worker is, and what it needs for the whole call: its
+ * bounds (WorkerOptions), its body (`work`) and its reply (`reply`). A
+ * stage that starts a worker for every request subclasses it, so a waiting
+ * call holds one object for all three instead of closures, their context
+ * and an options object. A DirectSource: its FirstReply starts it without
+ * an RxJS Subscriber per waiting call (direct-source.ts).
  */
-class WorkerObservable<T, R> extends DirectSource<R> {
-  constructor(
-    private readonly options: WorkerOptions,
-    private readonly body: (abort: LazyAbort) => Eventual<T>,
-    private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
-  ) {
-    super();
-  }
+export abstract class WorkerSource<T, R> extends DirectSource<R> implements WorkerOptions {
+  abstract readonly admission: Admission;
+  abstract readonly connId: ConnId;
+  abstract readonly peer: string;
+  abstract readonly deadlines: DeadlineQueue;
+
+  /** The callback's work; the signal aborts when the worker ends without a value. */
+  abstract work(abort: LazyAbort): Eventual<T>;
+
+  /** The reply the outcome becomes (an Observable one is followed: a parked call). */
+  abstract reply(outcome: WorkerOutcome<T>): R | Observable<R>;
 
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<R>): TeardownLogic {
@@ -211,25 +216,24 @@ class WorkerObservable<T, R> extends DirectSource<R> {
     try {
       return this.run(observer);
     } catch (error) {
-      // What Observable._trySubscribe does with a throw while subscribing (a `then` that throws).
+      // What Observable._trySubscribe does with a throw while subscribing (a `reply` that throws).
       observer.error(error);
       return undefined;
     }
   }
 
   private run(observer: DirectObserver<R>): Unsubscribable | undefined {
-    const admission = this.options.admission;
-    if (!admission.tryAcquire(this.options.connId, this.options.peer)) return deliver(observer, this.then(BUSY));
-    const pool = admission.permits;
+    if (!this.admission.tryAcquire(this.connId, this.peer)) return deliver(observer, this.reply(BUSY));
+    const pool = this.admission.permits;
     if (pool !== undefined) {
-      const permitted = new PermittedRun<T, R>(observer, this.options, this.then);
-      permitted.ask(pool, this.body);
+      const permitted = new PermittedRun<T, R>(observer, this);
+      permitted.ask(pool);
       return permitted;
     }
-    const run = new WorkerRun<T, R>(observer, this.options, this.then);
+    const run = new WorkerRun<T, R>(observer, this);
     let answer: Eventual<T>;
     try {
-      answer = this.body(run.abort);
+      answer = this.work(run.abort);
     } catch (error) {
       run.failure(error);
       return run;
@@ -239,10 +243,45 @@ class WorkerObservable<T, R> extends DirectSource<R> {
   }
 }
 
+/** A worker made of functions, for the stages that are not on every call's path. */
+class FunctionWorker<T, R> extends WorkerSource<T, R> {
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly body: (abort: LazyAbort) => Eventual<T>,
+    private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+  ) {
+    super();
+  }
+
+  get admission(): Admission {
+    return this.options.admission;
+  }
+
+  get connId(): ConnId {
+    return this.options.connId;
+  }
+
+  get peer(): string {
+    return this.options.peer;
+  }
+
+  get deadlines(): DeadlineQueue {
+    return this.options.deadlines;
+  }
+
+  work(abort: LazyAbort): Eventual<T> {
+    return this.body(abort);
+  }
+
+  reply(outcome: WorkerOutcome<T>): R | Observable<R> {
+    return this.then(outcome);
+  }
+}
+
 export function worker<T, R>(
   options: WorkerOptions,
   body: (abort: LazyAbort) => Eventual<T>,
   then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
 ): Observable<R> {
-  return new WorkerObservable(options, body, then);
+  return new FunctionWorker(options, body, then);
 }

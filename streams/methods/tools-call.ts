@@ -22,10 +22,15 @@ import { isSensitiveTool } from '../../lib/tool-def.js';
 import type { CallToolResult } from '../../lib/tool-result.js';
 import { authorize } from '../authorize.js';
 import { authorizationContext } from '../call-context.js';
-import { reportAuthorizerFault, reportFailure, workerOptions } from '../worker-scope.js';
+import { reportAuthorizerFault, reportFailure } from '../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../server-core.js';
-import { worker } from '../worker.js';
-import { thenEventual, type Eventual } from '../eventual.js';
+import { WorkerSource, type WorkerOutcome } from '../worker.js';
+import type { Admission } from '../admission.js';
+import type { ConnId } from '../../lib/context.js';
+import type { DeadlineQueue } from '../deadline-queue.js';
+import type { ToolDef } from '../../lib/tool-def.js';
+import type { LazyAbort } from '../lazy-abort.js';
+import { isLater, thenEventual, type Eventual } from '../eventual.js';
 import { askUser } from './ask-user.js';
 import { runTool, toolResponse } from '../run-tool.js';
 import type { StagedResponse } from '../through-middleware.js';
@@ -48,6 +53,74 @@ function unknownTool(core: ServerCore, scope: RequestScope, name: string): JsonR
   return typeof text === 'string' ? resultResponse(scope.id, errorToolResult(text)) : toolNotFound(scope.id, name);
 }
 
+type ToolAnswer = CallToolResult | StagedResponse | Refusal;
+
+/**
+ * One tools/call's worker: the tool authorizer, then the handler, then the
+ * reply. A class, not a body and a reply closure over a shared context plus
+ * an options object: 1000 calls may wait at once, each holding this.
+ */
+class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
+  constructor(
+    private readonly core: ServerCore,
+    private readonly scope: RequestScope,
+    private readonly name: string,
+    private readonly args: Record<string, unknown>,
+    private readonly tool: ToolDef | undefined,
+  ) {
+    super();
+  }
+
+  get admission(): Admission {
+    return this.core.admission;
+  }
+
+  get connId(): ConnId {
+    return this.scope.connId;
+  }
+
+  get peer(): string {
+    return this.scope.peer;
+  }
+
+  get deadlines(): DeadlineQueue {
+    return this.core.deadlines;
+  }
+
+  work(abort: LazyAbort): Eventual<ToolAnswer> {
+    const verdict = authorize(this.core.options.authorizer, this.name, this.args, authorizationContext(this.scope));
+    // A verdict here now (a synchronous authorizer) needs no closure to wait for it.
+    if (!isLater(verdict)) return this.afterVerdict(verdict, abort);
+    return thenEventual(verdict, (last): Eventual<ToolAnswer> => this.afterVerdict(last, abort));
+  }
+
+  private afterVerdict(verdict: Verdict, abort: LazyAbort): Eventual<ToolAnswer> {
+    const { core, scope, tool } = this;
+    return verdict.kind !== 'allow' || tool === undefined || !replayReady(core, scope) ? new Refusal(verdict) : runTool(core, scope, tool, this.args, abort);
+  }
+
+  reply(outcome: WorkerOutcome<ToolAnswer>): JsonRpcResponse | Observable<JsonRpcResponse | null> {
+    const { core, scope, tool, name } = this;
+    // A handler's unanswered input call ends the round, whatever it did after; a refused
+    // requestState (replayReady false, the handler never ran) is the fixed -32602 (modern/replay.ts).
+    const round = replayReply(scope);
+    if (round !== undefined) return round;
+    if (!outcome.ok) {
+      const needed = inputNeededReply(core, scope, outcome.error);
+      if (needed !== undefined) return needed;
+      reportFailure(core, scope, outcome);
+      return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
+    }
+    if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
+    const verdict = outcome.value.verdict;
+    reportAuthorizerFault(core, scope, verdict);
+    if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
+    if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
+    // A legacy client is asked with elicitation/create; a modern one cannot be sent a request.
+    return (scope.era === 'modern' ? askOverModern : askUser)(core, scope, tool, this.args, verdict.prompt);
+  }
+}
+
 export const callTool: MethodHandler = (core, scope) => {
   const params = scope.params;
   if (params === undefined) return of(invalidParams(scope.id, 'tools/call requires params'));
@@ -65,30 +138,5 @@ export const callTool: MethodHandler = (core, scope) => {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', insufficientScopeDetail(tool.requiredScopes!))));
   }
 
-  return worker(
-    workerOptions(core, scope),
-    (abort) =>
-      thenEventual(authorize(authorizer, name, args, authorizationContext(scope)), (verdict): Eventual<CallToolResult | StagedResponse | Refusal> =>
-        verdict.kind !== 'allow' || tool === undefined || !replayReady(core, scope) ? new Refusal(verdict) : runTool(core, scope, tool, args, abort),
-      ),
-    (outcome): JsonRpcResponse | Observable<JsonRpcResponse | null> => {
-      // A handler's unanswered input call ends the round, whatever it did after; a refused
-      // requestState (replayReady false, the handler never ran) is the fixed -32602 (modern/replay.ts).
-      const round = replayReply(scope);
-      if (round !== undefined) return round;
-      if (!outcome.ok) {
-        const needed = inputNeededReply(core, scope, outcome.error);
-        if (needed !== undefined) return needed;
-        reportFailure(core, scope, outcome);
-        return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
-      }
-      if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
-      const verdict = outcome.value.verdict;
-      reportAuthorizerFault(core, scope, verdict);
-      if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
-      if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
-      // A legacy client is asked with elicitation/create; a modern one cannot be sent a request.
-      return (scope.era === 'modern' ? askOverModern : askUser)(core, scope, tool, args, verdict.prompt);
-    },
-  );
+  return new ToolCall(core, scope, name, args, tool);
 };
