@@ -4,9 +4,9 @@
  * without every call listening to every cancel. Cancelling is unsubscribing
  * the call's Observable, so the handler's signal aborts and no reply goes out.
  */
-import { Observable, type Subscriber, type TeardownLogic, type Unsubscribable } from 'rxjs';
+import type { Observable, Subscriber, TeardownLogic, Unsubscribable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
-import { openSource } from './direct-source.js';
+import { DirectSource, openSource, type DirectObserver } from './direct-source.js';
 
 /** What a cancel reaches: an object with a method, so a call in flight needs no closure for it. */
 export interface CancelTarget {
@@ -59,24 +59,32 @@ interface CancelScope {
   readonly requestId: unknown;
 }
 
-/** One reply in flight: takes the first value, is what a cancel reaches, and is its own teardown. */
+/**
+ * One reply in flight: takes the first value, is what a cancel reaches, and
+ * is its own teardown. Its consumer is an RxJS Subscriber, or (opened
+ * directly, direct-source.ts) a plain observer: then this keeps what the
+ * Subscriber would, nothing after the end and the teardown run at the end.
+ */
 class FirstReply<T> implements CancelTarget {
   private replied = false;
+  /** The consumer has had its last call (complete or error). */
+  private ended = false;
+  private tornDown = false;
   inner: Unsubscribable | undefined;
 
   constructor(
-    private readonly subscriber: Subscriber<T>,
+    private readonly subscriber: DirectObserver<T> & { readonly closed?: boolean },
     private readonly scope: CancelScope | undefined,
     private readonly recover: ((error: unknown) => T) | undefined,
     private readonly shape: ((value: T) => T) | undefined,
   ) {}
 
   get done(): boolean {
-    return this.replied || this.subscriber.closed;
+    return this.replied || this.ended || this.subscriber.closed === true;
   }
 
   next(value: T): void {
-    if (this.replied) return;
+    if (this.replied || this.ended) return;
     if (this.shape !== undefined) {
       let shaped: T;
       try {
@@ -93,33 +101,55 @@ class FirstReply<T> implements CancelTarget {
   }
 
   error(error: unknown): void {
-    if (this.recover === undefined || this.replied) this.subscriber.error(error);
-    else this.reply(this.recover(error));
+    if (this.ended) return;
+    if (this.recover !== undefined && !this.replied) {
+      this.reply(this.recover(error));
+      return;
+    }
+    this.ended = true;
+    try {
+      this.subscriber.error(error);
+    } finally {
+      this.unsubscribe();
+    }
   }
 
   private reply(value: T): void {
     this.replied = true;
-    this.subscriber.next(value);
-    this.subscriber.complete();
+    try {
+      this.subscriber.next(value);
+    } finally {
+      this.complete();
+    }
   }
 
   complete(): void {
-    this.subscriber.complete();
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      this.subscriber.complete();
+    } finally {
+      this.unsubscribe();
+    }
   }
 
   /** The client cancelled: no reply, the call's Observable unsubscribed. */
   cancel(): void {
     this.inner?.unsubscribe();
-    this.subscriber.complete();
+    this.complete();
   }
 
+  /** Runs once: after the consumer's end (as a Subscriber's finalizer would), or when the consumer unsubscribes. */
   unsubscribe(): void {
+    if (this.tornDown) return;
+    this.tornDown = true;
     if (this.scope !== undefined) this.scope.table.forget(this.scope.connId, this.scope.requestId, this);
     this.inner?.unsubscribe();
   }
 }
 
-class FirstReplyObservable<T> extends Observable<T> {
+/** A DirectSource: ConnectionReplies opens it without an RxJS Subscriber per waiting call. */
+class FirstReplyObservable<T> extends DirectSource<T> {
   constructor(
     private readonly replies: Observable<T>,
     private readonly scope: CancelScope | undefined,
@@ -131,7 +161,11 @@ class FirstReplyObservable<T> extends Observable<T> {
 
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<T>): TeardownLogic {
-    const reply = new FirstReply(subscriber, this.scope, this.recover, this.shape);
+    return this.open(subscriber);
+  }
+
+  open(observer: DirectObserver<T>): Unsubscribable | undefined {
+    const reply = new FirstReply(observer, this.scope, this.recover, this.shape);
     // A worker is opened without an RxJS Subscriber in between: this reply already keeps its guarantees.
     const inner = openSource(this.replies, reply);
     reply.inner = inner;

@@ -12,10 +12,11 @@
  * under its own principal, which must have the connection's principal key;
  * one with another key, or on a connection without a principal, is dropped.
  */
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable, Subscription, Unsubscribable } from 'rxjs';
 import { AuthenticatedMessage } from '../lib/auth/authenticated.js';
 import type { Principal } from '../lib/auth/principal.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
+import { openSource } from './direct-source.js';
 import { dispatch } from './dispatch.js';
 import type { Origin, ServerCore } from './server-core.js';
 
@@ -31,7 +32,7 @@ function withPrincipalOf(origin: Origin, principal: Principal): Origin {
 
 class CallInFlight {
   finished = false;
-  subscription: Subscription | undefined;
+  subscription: Unsubscribable | undefined;
 
   constructor(private readonly owner: ConnectionReplies) {}
 
@@ -81,7 +82,8 @@ export class ConnectionReplies {
       message = message.message;
     }
     const call = new CallInFlight(this);
-    call.subscription = dispatch(this.core, message, origin).subscribe(call);
+    // Opened, not subscribed: a reply's FirstReply needs no RxJS Subscriber in between (direct-source.ts).
+    call.subscription = openSource(dispatch(this.core, message, origin), call);
     if (!call.finished) (this.inFlight ??= new Set()).add(call);
   }
 
