@@ -16,7 +16,7 @@ export class Later<T> {
   constructor(
     /** What the callback answered. */
     readonly source: Observable<unknown> | PromiseLike<unknown>,
-    /** Reads the last value (a throw is the answer's error). */
+    /** Reads the last value (a throw is the answer's error). Called as a method of its Later, as onError is. */
     readonly onDone: (last: unknown) => Eventual<T>,
     /** Reads the source's error (rethrow to keep it an error). */
     readonly onError: (error: unknown) => Eventual<T>,

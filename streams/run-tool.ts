@@ -117,14 +117,32 @@ function runChecked(
   } catch (error) {
     return toolErrorResult(error);
   }
-  const shape = (last: unknown): Eventual<CallToolResult> => {
-    try {
-      return shapeResult(core, tool, checkOutput, last);
-    } catch (error) {
-      return toolErrorResult(error);
-    }
-  };
-  return new Later<CallToolResult>(answer, shape, toolErrorResult, progressFilter(ctx));
+  return new HandlerAnswer(answer, core, tool, checkOutput, progressFilter(ctx));
+}
+
+/** A HandlerAnswer's last value as the result (called as its method, see Later). */
+function shapeLast(this: HandlerAnswer, last: unknown): Eventual<CallToolResult> {
+  try {
+    return shapeResult(this.core, this.tool, this.checkOutput, last);
+  } catch (error) {
+    return toolErrorResult(error);
+  }
+}
+
+/**
+ * A handler's Promise or Observable answer: a Later that carries what its
+ * shaping needs, so a waiting call holds no closure and context for it.
+ */
+class HandlerAnswer extends Later<CallToolResult> {
+  constructor(
+    answer: Observable<unknown> | PromiseLike<unknown>,
+    readonly core: ServerCore,
+    readonly tool: ToolDef,
+    readonly checkOutput: SchemaCheck | null,
+    onValue: (value: unknown) => boolean,
+  ) {
+    super(answer, shapeLast, toolErrorResult, onValue);
+  }
 }
 
 function asReply(result: CallToolResult): CallReply {
