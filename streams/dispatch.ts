@@ -16,11 +16,11 @@ import { of, type Observable } from 'rxjs';
 import { methodNotFound } from '../lib/errors.js';
 import { isJsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from './call-telemetry.js';
-import { firstReply } from './cancellation.js';
 import { classifyMessage } from './classify-message.js';
 import { perMessageEra, type Decided, type DecidedRequest } from './era-decision.js';
 import { ERAS } from './eras.js';
 import { pipelineFailure, reportPipelineFailure } from './pipeline-failure.js';
+import { RequestReply } from './request-reply.js';
 import type { Origin, RequestScope, ServerCore } from './server-core.js';
 
 const NO_REPLY: Observable<null> = of(null);
@@ -93,13 +93,8 @@ function route(core: ServerCore, classified: Decided, origin: Origin, message: u
       const handler = era.methods.get(classified.method);
       if (handler === undefined) return of(methodNotFound(classified.id, classified.method));
       const scope = requestScope(origin, classified);
-      const encode = era.encode;
-      const shape = encode === null ? undefined : (reply: JsonRpcResponse | null) => encode(core, scope, reply);
       const reply$ = handler(core, scope);
-      const recover = (error: unknown) => pipelineFailure(core, scope.connId, scope.id, error);
-      const first$ = era.uncancellable.has(scope.method)
-        ? firstReply(reply$, undefined, recover, shape)
-        : firstReply(reply$, { table: core.cancellations, connId: scope.connId, requestId: scope.id }, recover, shape);
+      const first$ = new RequestReply(reply$, core, scope, era.encode, !era.uncancellable.has(scope.method));
       return withCallTelemetry(core, scope, message, first$);
     }
   }
