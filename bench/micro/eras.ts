@@ -25,7 +25,6 @@
  * CPU is process.cpuUsage (user+system) per call; KB is what V8's sampling
  * heap profiler saw allocated per call, garbage included.
  */
-import { PassThrough, Writable } from 'node:stream';
 import { Subject } from 'rxjs';
 import { allowAll, createServer, Registry, type McpServer } from '../../lib/index.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
@@ -33,7 +32,7 @@ import { isEnvelopeError, readEnvelope } from '../../streams/modern/envelope.js'
 import { mintConnId } from '../../transports/conn-id.js';
 import { registerEcho } from '../servers/echo-tool.js';
 import { allocatedBytes } from './allocated-bytes.js';
-import { serveStdio } from '../../transports/stdio.js';
+import { countedStdio } from './counted-stdio.js';
 import { withModernMeta } from '../driver/modern-meta.js';
 import { ECHO_ARGS } from '../driver/tool-call.js';
 
@@ -92,26 +91,7 @@ interface Target {
 
 function stdioTarget(era: Era): { target: Target; ready: Promise<void> } {
   const burstLines = Buffer.from(Array.from({ length: BURST }, (_, id) => `${JSON.stringify(echo(era, id))}\n`).join(''));
-  const input = new PassThrough();
-  let seen = 0;
-  let want = 0;
-  let wake: () => void = () => {};
-  const output = new Writable({
-    decodeStrings: false,
-    write(chunk: string | Buffer, _encoding, callback) {
-      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-      for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) seen += 1;
-      if (seen >= want) wake();
-      callback();
-    },
-  });
-  serveStdio(buildServer(), { input, output });
-  const until = (count: number) =>
-    new Promise<void>((resolve) => {
-      want = count;
-      wake = resolve;
-      if (seen >= want) resolve();
-    });
+  const { input, seen, until } = countedStdio(buildServer());
   const open = opening(era);
   const ready = (async () => {
     for (const message of open) input.write(`${JSON.stringify(message)}\n`);
@@ -121,7 +101,7 @@ function stdioTarget(era: Era): { target: Target; ready: Promise<void> } {
     ready,
     target: {
       burst() {
-        const done = until(seen + BURST);
+        const done = until(seen() + BURST);
         input.write(burstLines);
         return done;
       },

@@ -16,12 +16,11 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { writeHeapSnapshot } from 'node:v8';
 import { map, timer } from 'rxjs';
 import { allowAll, createServer, Registry } from '../../lib/index.js';
-import { serveStdio } from '../../transports/stdio.js';
 import { allocatedBytes } from './allocated-bytes.js';
+import { countedStdio } from './counted-stdio.js';
 
 const CALLS = 1000;
 const argv = process.argv.slice(2);
@@ -36,26 +35,7 @@ function connection(): { burst(ms: number): Promise<void> } {
     handler: ({ ms }) => timer(Number(ms)).pipe(map(() => `slept ${String(ms)}`)),
   });
   const server = createServer({ name: 'rxmcp-bench', registry, authorizer: allowAll(), authorizerSource: 'configured', readAuthorizer: allowAll(), maxInFlight: CALLS, maxInFlightPerConnection: CALLS });
-  const input = new PassThrough();
-  let seen = 0;
-  let want = 0;
-  let wake: () => void = () => {};
-  const output = new Writable({
-    decodeStrings: false,
-    write(chunk: string | Buffer, _encoding, callback) {
-      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-      for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) seen += 1;
-      if (seen >= want) wake();
-      callback();
-    },
-  });
-  serveStdio(server, { input, output });
-  const until = (count: number) =>
-    new Promise<void>((resolve) => {
-      want = count;
-      wake = resolve;
-      if (seen >= want) resolve();
-    });
+  const { input, seen, until } = countedStdio(server);
   const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rxmcp-bench-driver', version: '1.0.0' } };
   input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: initialize })}\n`);
   input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
@@ -64,7 +44,7 @@ function connection(): { burst(ms: number): Promise<void> } {
   return {
     async burst(ms) {
       await ready;
-      const done = until(seen + CALLS);
+      const done = until(seen() + CALLS);
       input.write(Array.from({ length: CALLS }, (_, id) => line(id, ms)).join(''));
       return done;
     },

@@ -2,16 +2,15 @@
 import { ToolError, type Registry } from '../../lib/index.js';
 import { PACKAGE_VERSION } from '../../lib/version.js';
 
+const ECHO_INPUT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
+
+function textOf(args: Record<string, unknown>): string {
+  if (typeof args.text !== 'string') throw new ToolError('text must be a string');
+  return args.text;
+}
+
 export function registerEcho(registry: Registry): Registry {
-  return registry.registerTool({
-    name: 'echo',
-    description: 'Returns the text it is given.',
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    handler: ({ text }) => {
-      if (typeof text !== 'string') throw new ToolError('text must be a string');
-      return text;
-    },
-  });
+  return registry.registerTool({ name: 'echo', description: 'Returns the text it is given.', inputSchema: ECHO_INPUT, handler: (args) => textOf(args) });
 }
 
 /**
@@ -27,12 +26,11 @@ export function registerModernSizedEcho(registry: Registry): Registry {
   return registry.registerTool({
     name: 'echo',
     description: 'Returns the text it is given, in a result as big as a modern one.',
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    handler: ({ text }) => {
-      if (typeof text !== 'string') throw new ToolError('text must be a string');
+    inputSchema: ECHO_INPUT,
+    handler: (args) => {
       return {
         resultType: 'complete',
-        content: [{ type: 'text', text }],
+        content: [{ type: 'text', text: textOf(args) }],
         _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'rxmcp-bench', version: PACKAGE_VERSION } },
       };
     },
