@@ -80,12 +80,15 @@ class WorkerRun<T, R> {
   ) {}
 
   start(answer: Eventual<T>): void {
-    if (!isLater(answer)) {
-      this.settle({ ok: true, value: answer });
-      return;
-    }
-    this.deadline = this.options.deadlines.add(this);
-    this.reading = settleEventual(answer, this);
+    // Before following: an answer that settles at once must find its deadline to remove.
+    if (isLater(answer)) this.deadline = this.options.deadlines.add(this);
+    this.follow(answer);
+  }
+
+  /** Settles on an answer given now, or reads one that comes later. */
+  protected follow(answer: Eventual<T>): void {
+    if (isLater(answer)) this.reading = settleEventual(answer, this);
+    else this.settle({ ok: true, value: answer });
   }
 
   /** The callback timeout (the DeadlineQueue's target). */
@@ -169,8 +172,7 @@ class PermittedRun<T, R> extends WorkerRun<T, R> {
       this.failure(error);
       return;
     }
-    if (isLater(answer)) this.reading = settleEventual(answer, this);
-    else this.settle({ ok: true, value: answer });
+    this.follow(answer);
   }
 
   protected override end(): void {

@@ -26,11 +26,11 @@
  * heap profiler saw allocated per call, garbage included.
  */
 import { Subject } from 'rxjs';
-import { allowAll, createServer, Registry, type McpServer } from '../../lib/index.js';
+import type { McpServer } from '../../lib/index.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { isEnvelopeError, readEnvelope } from '../../streams/modern/envelope.js';
 import { mintConnId } from '../../transports/conn-id.js';
-import { registerEcho } from '../servers/echo-tool.js';
+import { createBenchServer } from '../servers/bench-server.js';
 import { allocatedBytes } from './allocated-bytes.js';
 import { countedStdio } from './counted-stdio.js';
 import { withModernMeta } from '../driver/modern-meta.js';
@@ -52,17 +52,7 @@ const ONLY = option('--era', '') as Era | '';
 const BURST = 16;
 
 function buildServer(): McpServer {
-  const registry = new Registry();
-  registerEcho(registry);
-  return createServer({
-    name: 'rxmcp-bench',
-    registry,
-    authorizer: allowAll(),
-    authorizerSource: 'configured',
-    readAuthorizer: allowAll(),
-    maxInFlight: 1024,
-    maxInFlightPerConnection: 1024,
-  });
+  return createBenchServer({ maxInFlight: 1024 });
 }
 
 function request(era: Era, id: number, method: string, params: Record<string, unknown>): Record<string, unknown> {

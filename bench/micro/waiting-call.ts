@@ -17,8 +17,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { map, timer } from 'rxjs';
-import { allowAll, createServer, Registry } from '../../lib/index.js';
+import { createBenchServer } from '../servers/bench-server.js';
 import { allocatedBytes } from './allocated-bytes.js';
 import { countedStdio } from './counted-stdio.js';
 
@@ -27,14 +26,7 @@ const argv = process.argv.slice(2);
 const TOP = Number(argv[argv.indexOf('--top') + 1] ?? 15) || 15;
 
 function connection(): { burst(ms: number): Promise<void> } {
-  const registry = new Registry();
-  registry.registerTool({
-    name: 'sleep',
-    description: 'Waits ms milliseconds, then returns.',
-    inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0 } }, required: ['ms'] },
-    handler: ({ ms }) => timer(Number(ms)).pipe(map(() => `slept ${String(ms)}`)),
-  });
-  const server = createServer({ name: 'rxmcp-bench', registry, authorizer: allowAll(), authorizerSource: 'configured', readAuthorizer: allowAll(), maxInFlight: CALLS, maxInFlightPerConnection: CALLS });
+  const server = createBenchServer({ maxInFlight: CALLS });
   const { input, seen, until } = countedStdio(server);
   const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rxmcp-bench-driver', version: '1.0.0' } };
   input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: initialize })}\n`);

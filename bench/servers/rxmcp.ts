@@ -1,10 +1,8 @@
 /**
- * The same two tools as the SDK reference, on rxmcp.
+ * The same two tools as the SDK reference, on rxmcp (bench-server.ts).
  *
  *   node dist/bench/servers/rxmcp.js --transport stdio|http|ws [--port N] [--max-in-flight N] [--auth]
  *
- * - `echo {text}` returns text; `sleep {ms}` is `timer(ms)`, so a thousand
- *   sleeping calls hold no threads and no promises, only timers.
  * - `--max-in-flight N` sets both maxInFlight and maxInFlightPerConnection
  *   (the 1000-outstanding scenario runs on one stdio connection); without it
  *   the library defaults apply.
@@ -12,41 +10,19 @@
  *   control of the modern-era scenarios, echo-tool.ts).
  * - `--auth` (http only): every request carries a JWT bearer token that is
  *   verified (see bench-auth.ts); the READY URL's fragment holds the token.
- * - Authorization is chosen (allowAll, authorizerSource 'configured', a read
- *   authorizer) so the network boot guards let http and ws start.
  */
-import { map, timer } from 'rxjs';
-import { allowAll, createServer, Registry, type McpServer } from '../../lib/index.js';
-import { registerEcho, registerModernSizedEcho } from './echo-tool.js';
+import { createBenchServer } from './bench-server.js';
 import { serveStdio } from '../../transports/stdio.js';
 import { serveWebSocket } from '../../transports/ws/index.js';
-import { announceReady, exitOnSignals, parseServerArgs, type ServerArgs } from './argv.js';
+import { announceReady, exitOnSignals, parseServerArgs } from './argv.js';
 import { serveRxmcpHttp } from './rxmcp-http.js';
-
-function buildServer(args: ServerArgs): McpServer {
-  const registry = new Registry();
-  if (args.flags.has('--modern-sized-echo')) registerModernSizedEcho(registry);
-  else registerEcho(registry);
-  registry.registerTool({
-    name: 'sleep',
-    description: 'Waits ms milliseconds, then returns.',
-    inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0 } }, required: ['ms'] },
-    handler: ({ ms }) => timer(Number(ms)).pipe(map(() => `slept ${String(ms)}`)),
-  });
-  const inFlight = args.maxInFlight === undefined ? {} : { maxInFlight: args.maxInFlight, maxInFlightPerConnection: args.maxInFlight };
-  return createServer({
-    name: 'rxmcp-bench',
-    registry,
-    authorizer: allowAll(),
-    authorizerSource: 'configured',
-    readAuthorizer: allowAll(),
-    ...inFlight,
-  });
-}
 
 exitOnSignals();
 const args = parseServerArgs(process.argv.slice(2));
-const server = buildServer(args);
+const server = createBenchServer({
+  ...(args.maxInFlight === undefined ? {} : { maxInFlight: args.maxInFlight }),
+  modernSizedEcho: args.flags.has('--modern-sized-echo'),
+});
 if (args.transport === 'stdio') {
   const handle = serveStdio(server);
   void handle.closed.then(() => process.exit(0));

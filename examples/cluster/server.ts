@@ -122,6 +122,12 @@ export function createClusterNodeServer(options: ClusterNodeServerOptions): McpS
     },
   });
 
+  // Every node's listeners of the list and of that note hear of a change made on any node.
+  const notesChanged = (note: string) => {
+    server.resourceUpdated(NOTES_URI);
+    server.resourceUpdated(noteUri(note));
+  };
+
   registry.registerTool({
     name: 'add_note',
     description: `Adds (or replaces) a shared note; every node's listeners of ${NOTES_URI} hear of it.`,
@@ -130,8 +136,7 @@ export function createClusterNodeServer(options: ClusterNodeServerOptions): McpS
       const note = name(id, 'id');
       if (typeof text !== 'string' || text.length > 4096) throw new ToolError('text must be a string of at most 4096 characters');
       if (!(await ledger.addNote(note, text))) throw new ToolError('the note store is full');
-      server.resourceUpdated(NOTES_URI);
-      server.resourceUpdated(noteUri(note));
+      notesChanged(note);
       return `Added note ${note} on ${nodeId}`;
     },
   });
@@ -146,8 +151,7 @@ export function createClusterNodeServer(options: ClusterNodeServerOptions): McpS
       // The run is recorded before the outcome: a second approved run of one ticket would show even if the note were gone.
       await ledger.ran(`delete.${note}`);
       if (!(await ledger.deleteNote(note))) throw new ToolError(`No note with id ${note}`);
-      server.resourceUpdated(NOTES_URI);
-      server.resourceUpdated(noteUri(note));
+      notesChanged(note);
       return `Deleted note ${note} on ${nodeId}`;
     },
   });

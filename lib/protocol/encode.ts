@@ -64,12 +64,24 @@ function isReply(message: OutboundMessage): boolean {
 function framedReplyText(message: object): string | undefined {
   const framed = takeFraming((message as { result?: unknown }).result);
   if (framed === undefined || Object.getPrototypeOf(message) !== Object.prototype) return undefined;
-  const keys = Object.keys(message);
-  if (keys.length !== 3 || keys[0] !== 'jsonrpc' || keys[1] !== 'id' || keys[2] !== 'result') return undefined;
+  if (!hasReplyKeysInOrder(message)) return undefined;
   const { jsonrpc, id } = message as { jsonrpc: unknown; id: unknown };
   if (jsonrpc !== '2.0' || !isJsonRpcId(id)) return undefined;
   const resultText = framed.text();
   return resultText === undefined ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultText}}`;
+}
+
+const REPLY_KEYS = ['jsonrpc', 'id', 'result'] as const;
+
+/** Own enumerable keys exactly `jsonrpc`, `id`, `result`, in that order; read in place (Object.keys would allocate on every reply). */
+function hasReplyKeysInOrder(message: object): boolean {
+  let at = 0;
+  for (const key in message) {
+    if (!Object.hasOwn(message, key)) continue;
+    if (at === REPLY_KEYS.length || key !== REPLY_KEYS[at]) return false;
+    at++;
+  }
+  return at === REPLY_KEYS.length;
 }
 
 export function encodeMessage(message: OutboundMessage): string | null {
