@@ -66,7 +66,7 @@ export function invalidParams(id: JsonRpcId, message: string, data?: unknown): J
 /**
  * A read method's callback failed: busy, timed out or crashed. `scope` says
  * which shared cap refused a busy call (`cluster` or `principal`, see
- * lib/permits.ts); a busy call without one was refused by this process.
+ * lib/ports/permits.ts); a busy call without one was refused by this process.
  */
 export function callbackFailed(id: JsonRpcId, method: string, reason: CallbackFailure, scope?: string): JsonRpcErrorResponse {
   const data = scope === undefined ? { error: reason, method } : { error: reason, method, scope };

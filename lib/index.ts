@@ -1,5 +1,5 @@
-export { createServer, McpServer, RequestRef } from './server.js';
-export type { ConnectOptions, HandleMessageOptions, PendingRequest, RequestOptions, ServerStats } from './server.js';
+export { createServer, McpServer, RequestRef } from '../streams/mcp-server.js';
+export type { ConnectOptions, HandleMessageOptions, PendingRequest, RequestOptions, ServerStats } from '../streams/mcp-server.js';
 export { Registry } from './registry.js';
 export type { RegisterOptions, RegisterToolOptions, RegistryChange, RegistryOptions } from './registry.js';
 export { allowAll, allowlist, denyAll } from './authorizers.js';
@@ -19,8 +19,8 @@ export type {
   TicketReissue,
   TicketRequest,
   TicketTake,
-} from '../streams/approval-ledger.js';
-export type { ApprovalCaps } from '../streams/approval-counts.js';
+} from './ports/approval-ledger.js';
+export type { ApprovalCaps } from './approval-counts.js';
 export { CACHEABLE_METHODS } from './cache-hints.js';
 export type { CacheHint, CacheHintsOption, CacheScope, CacheableMethod } from './cache-hints.js';
 export type { AuthorizationContext, CallContext, ConnId, TransportKind, ElicitParams, ElicitResult, InputRequest, InputResponse, InputResponses } from './context.js';
@@ -76,9 +76,9 @@ export { hasScopes, missingScopes, requireScopes, byPrincipal, allOf } from './a
 export { AuthenticatedMessage } from './auth/authenticated.js';
 export { declaredScopes, targetScopes } from './auth/target-scopes.js';
 export type { ScopeHierarchy, PrincipalDecider } from './auth/scopes.js';
-export { InMemoryEventBus } from './event-bus.js';
-export type { BusEvent, BusListener, InMemoryEventBusOptions, ListChangedEventType, ServerEventBus } from './event-bus.js';
+export { InMemoryEventBus } from './ports/event-bus.js';
+export type { BusEvent, BusListener, InMemoryEventBusOptions, ListChangedEventType, ServerEventBus } from './ports/event-bus.js';
 export type { ListenOptions } from './listen-options.js';
 export { SUBSCRIPTION_ID_META } from './protocol/subscription.js';
-export { permitPool, permitBusy, PERMIT_GRANTED } from './permits.js';
-export type { Acquired, PermitAnswer, PermitPool, PermitScope } from './permits.js';
+export { permitPool, permitBusy, PERMIT_GRANTED } from './ports/permits.js';
+export type { Acquired, PermitAnswer, PermitPool, PermitScope } from './ports/permits.js';

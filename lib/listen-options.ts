@@ -6,7 +6,7 @@
  */
 import { ConfigError } from './errors.js';
 import { positiveIntegerOption } from './option-checks.js';
-import { InMemoryEventBus, isServerEventBus, type ServerEventBus } from './event-bus.js';
+import { InMemoryEventBus, isServerEventBus, type ServerEventBus } from './ports/event-bus.js';
 import type { Logger } from './logger.js';
 
 export interface ListenOptions {

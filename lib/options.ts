@@ -14,11 +14,11 @@ import { LISTEN_OPTION_NAMES, resolveListenOptions, type ListenOptions, type Res
 import { resolveMiddleware } from './middleware/resolve.js';
 import { resolveAskWithoutElicitation, resolveMaxRequestStateBytes, resolveRequestStateKeys, type AskWithoutElicitation } from './mrtr/mrtr-options.js';
 import type { CallStage, Middleware } from './middleware/types.js';
-import type { ApprovalLedgerFactory } from '../streams/approval-ledger.js';
+import type { ApprovalLedgerFactory } from './ports/approval-ledger.js';
 import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
-import { isPermitPool, type PermitPool } from './permits.js';
+import { isPermitPool, type PermitPool } from './ports/permits.js';
 
 export type AuthorizerSource = 'configured' | 'default';
 
@@ -88,7 +88,7 @@ export interface ServerOptions extends ListenOptions {
    * way; an ask with elicitation declared is an input_required round as before.
    */
   askWithoutElicitation?: AskWithoutElicitation;
-  /** Caps shared with other processes (lib/permits.ts), asked after this process's own bounds; default none. */
+  /** Caps shared with other processes (lib/ports/permits.ts), asked after this process's own bounds; default none. */
   clusterPermits?: PermitPool;
 }
 
@@ -122,7 +122,7 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   /** The middleware, set up for this server; `null` when there is none (the pipeline's fast path). */
   middleware: readonly CallStage[] | null;
   cacheHints: ResolvedCacheHints;
-  /** Empty when none was configured (lib/mrtr/key-ring.ts then makes a per-process key). */
+  /** Empty when none was configured (lib/ports/key-ring.ts then makes a per-process key). */
   requestStateKeys: readonly Uint8Array[];
   approvalTtlMs: number;
   maxRequestStateBytes: number;

@@ -10,7 +10,7 @@
  * once. Changes are announced on `changes$` so the server can tell clients.
  */
 import { Subject, type Observable } from 'rxjs';
-import { checkRequiredScopes } from './auth/target-scopes.js';
+import { checkRequiredScopes } from './auth/scope-tokens.js';
 import { ConfigError } from './errors.js';
 import { isLogger, type Logger } from './logger.js';
 import type { PromptDef } from './prompt-def.js';

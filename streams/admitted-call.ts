@@ -11,7 +11,7 @@ import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../lib/tool-def.js';
 import { callContext } from './call-context.js';
 import type { LazyAbort } from './lazy-abort.js';
-import type { RequestScope, ServerCore } from './server-core.js';
+import type { RequestScope, ServerCore } from './state/server-core.js';
 
 /** What a method knows about its call beyond the scope. */
 export interface CallSubject {

@@ -16,30 +16,17 @@ import { isPlainObject, notification, type JsonRpcId } from '../lib/protocol/jso
 import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { CompletionContext } from '../lib/resource-def.js';
 import { askConcurrently } from './ask-inputs.js';
-import { supportsFormElicitation, type ClientCapabilities } from './capability-table.js';
+import { supportsFormElicitation, type ClientCapabilities } from './state/capability-table.js';
 import type { LazyAbort } from './lazy-abort.js';
+import type { ClientChannel } from './client-channel.js';
 import { modernChannel } from './modern/client-channel.js';
 import { pushForRequest } from './push-for-request.js';
-import type { RequestScope, ServerCore } from './server-core.js';
+import type { RequestScope, ServerCore } from './state/server-core.js';
 
 export function authorizationContext(scope: RequestScope): AuthorizationContext {
   return scope.principal === undefined
     ? { connId: scope.connId, transport: scope.transport }
     : { connId: scope.connId, transport: scope.transport, principal: scope.principal };
-}
-
-/**
- * How a callback talks back to its client: log lines, and requests to the
- * client (elicitation, sampling, roots). Legacy and modern requests differ
- * here and only here (modern/client-channel.ts), so the context is one class.
- */
-export interface ClientChannel {
-  log(level: LogLevel, data: unknown, logger?: string): void;
-  elicit(params: ElicitParams): Promise<ElicitResult>;
-  sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
-  listRoots(): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
-  /** A named batch of the three (ask-inputs.ts checks it). */
-  askInputs(requests: unknown): Promise<Record<string, unknown>>;
 }
 
 /** The legacy era: the connection's log level (outbox.ts) and what it advertised at initialize. */

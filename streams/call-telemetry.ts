@@ -12,7 +12,7 @@ import { Observable, type Subscriber, type Subscription, type TeardownLogic } fr
 import { principalField, type CallCompletedEvent, type CallOutcome } from '../lib/events.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { callTarget } from './call-target.js';
-import type { RequestScope, ServerCore } from './server-core.js';
+import type { RequestScope, ServerCore } from './state/server-core.js';
 import type { Span, Tracing } from './tracing.js';
 
 type Reply = JsonRpcResponse | null;

@@ -18,7 +18,7 @@ import type { Principal } from '../lib/auth/principal.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { openSource } from './direct-source.js';
 import { dispatch } from './dispatch.js';
-import type { Origin, ServerCore } from './server-core.js';
+import type { Origin, ServerCore } from './state/server-core.js';
 
 /**
  * `origin` under another principal. Written out, not `{ ...origin, principal }`:

@@ -18,10 +18,10 @@ import { isJsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from './call-telemetry.js';
 import { classifyMessage } from './classify-message.js';
 import { perMessageEra, type Decided, type DecidedRequest } from './era-decision.js';
-import { ERAS } from './eras.js';
+import { ERAS } from './methods/tables.js';
 import { pipelineFailure, reportPipelineFailure } from './pipeline-failure.js';
 import { RequestReply } from './request-reply.js';
-import type { Origin, RequestScope, ServerCore } from './server-core.js';
+import type { Origin, RequestScope, ServerCore } from './state/server-core.js';
 
 const NO_REPLY: Observable<null> = of(null);
 

@@ -9,7 +9,7 @@
  * scope, and the Observable.
  */
 import type { Observable, Subscriber, TeardownLogic, Unsubscribable } from 'rxjs';
-import type { CancelScope, CancelTarget } from './cancellation.js';
+import type { CancelScope, CancelTarget } from './state/cancellation.js';
 import { DirectSource, openSource, type DirectObserver } from './direct-source.js';
 
 /**

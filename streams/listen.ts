@@ -28,14 +28,14 @@
  * - the connection's last subscriber leaves: it ends with no reply.
  */
 import { Observable, type Subscriber } from 'rxjs';
-import { LIST_CHANGED_METHOD, type BusEvent } from '../lib/event-bus.js';
+import { LIST_CHANGED_METHOD, type BusEvent } from '../lib/ports/event-bus.js';
 import { invalidParams, invalidRequest, listenRefused } from '../lib/errors.js';
 import { notification, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { withRelatedRequest } from '../lib/protocol/related.js';
 import { ACKNOWLEDGED_METHOD, markListenMessage, SUBSCRIPTION_ID_META } from '../lib/protocol/subscription.js';
 import type { ListenFilter } from './listen-filter.js';
-import { ListenEntry, type ListenRefusal, type ListenSink } from './listen-hub.js';
-import type { RequestScope, ServerCore } from './server-core.js';
+import { ListenEntry, type ListenRefusal, type ListenSink } from './state/listen-hub.js';
+import type { RequestScope, ServerCore } from './state/server-core.js';
 
 /** The graceful close of a listen stream: its reply when the server ends it. */
 export function listenClosed(id: JsonRpcId): JsonRpcResponse {

@@ -27,7 +27,7 @@ import type { ApprovalEvent } from '../lib/events.js';
 import { approvalRequired, promptDigest, readApprovalResponse, type InputRequiredResult } from '../lib/mrtr/approval-form.js';
 import { argumentsDigest, type CanonicalLimits } from '../lib/canonical-json.js';
 import type { RequestStateCodec, StateRejection } from '../lib/mrtr/request-state.js';
-import type { ApprovalLedger, ApprovalTicket, TicketMiss } from './approval-ledger.js';
+import type { ApprovalLedger, ApprovalTicket, TicketMiss } from '../lib/ports/approval-ledger.js';
 
 export interface ApprovalDeps {
   readonly codec: RequestStateCodec;

@@ -9,7 +9,7 @@ import { Observable, type Observer } from 'rxjs';
 import { passesLevel } from '../lib/log-levels.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { isListenMessage } from '../lib/protocol/subscription.js';
-import type { ConnectionState } from './connections.js';
+import type { ConnectionState } from './state/connections.js';
 
 export function accepts(state: ConnectionState, message: OutboundMessage): boolean {
   if (!('method' in message) || 'id' in message) return true;

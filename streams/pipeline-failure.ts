@@ -6,7 +6,7 @@
 import { internalError } from '../lib/errors.js';
 import { logSafely } from '../lib/guarded.js';
 import type { JsonRpcId, JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
-import type { ServerCore } from './server-core.js';
+import type { ServerCore } from './state/server-core.js';
 
 export function reportPipelineFailure(core: ServerCore, connId: string, error: unknown): void {
   logSafely(core.options.logger, 'error', { connId, err: error }, 'a message failed inside the pipeline');

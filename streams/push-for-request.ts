@@ -6,7 +6,7 @@
  */
 import type { JsonRpcNotification, JsonRpcRequest } from '../lib/protocol/jsonrpc.js';
 import { withRelatedRequest } from '../lib/protocol/related.js';
-import type { RequestScope, ServerCore } from './server-core.js';
+import type { RequestScope, ServerCore } from './state/server-core.js';
 
 export function pushForRequest(core: ServerCore, scope: RequestScope, message: JsonRpcRequest | JsonRpcNotification): void {
   core.connections.push(scope.connId, withRelatedRequest(message, scope.id));

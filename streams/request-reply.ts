@@ -8,10 +8,10 @@
 import type { Observable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
-import type { CancelScope, Cancellations } from './cancellation.js';
+import type { CancelScope, Cancellations } from './state/cancellation.js';
 import { ReplySource } from './first-reply.js';
 import { pipelineFailure } from './pipeline-failure.js';
-import type { RequestScope, ServerCore } from './server-core.js';
+import type { RequestScope, ServerCore } from './state/server-core.js';
 
 type Reply = JsonRpcResponse | null;
 export type ReplyEncoder = (core: ServerCore, scope: RequestScope, reply: Reply) => Reply;

@@ -22,7 +22,7 @@ import { isLaterAnswer, isThenable, Later, thenEventual, type Eventual } from '.
 import type { LazyAbort } from './lazy-abort.js';
 import { responseOf, StagedResponse, throughMiddleware } from './through-middleware.js';
 import { reportFailure, workerOptions } from './worker-scope.js';
-import type { RequestScope, ServerCore } from './server-core.js';
+import type { RequestScope, ServerCore } from './state/server-core.js';
 import { worker } from './worker.js';
 
 /** A ProgressUpdate an Observable handler emits goes out as progress, and is never the result. */

@@ -12,7 +12,7 @@ import type { Verdict } from '../lib/authorizers.js';
 import type { CallbackFailedEvent } from '../lib/events.js';
 import { callTarget, targetField } from './call-target.js';
 import { principalField } from '../lib/events.js';
-import type { RequestScope, ServerCore } from './server-core.js';
+import type { RequestScope, ServerCore } from './state/server-core.js';
 import type { WorkerOptions, WorkerOutcome } from './worker.js';
 
 export function workerOptions(core: ServerCore, scope: RequestScope): WorkerOptions {

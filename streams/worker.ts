@@ -21,9 +21,9 @@
 import { Observable, Subscription, isObservable, type Subscriber, type TeardownLogic, type Unsubscribable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
-import type { PermitAnswer, PermitPool, PermitScope } from '../lib/permits.js';
-import type { Admission } from './admission.js';
-import type { DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
+import type { PermitAnswer, PermitPool, PermitScope } from '../lib/ports/permits.js';
+import type { Admission } from './state/admission.js';
+import type { DeadlineEntry, DeadlineQueue } from '../lib/deadline-queue.js';
 import { DirectSource, type DirectObserver } from './direct-source.js';
 import { isLater, settleEventual, type Eventual } from './eventual.js';
 import { LazyAbort } from './lazy-abort.js';

@@ -16,7 +16,7 @@
  */
 import type { Authenticator } from '../lib/auth/authenticator.js';
 import { protectedResourceMetadata, wellKnownPaths, type WellKnownPaths } from '../lib/auth/resource-metadata.js';
-import { isScopeToken } from '../lib/auth/target-scopes.js';
+import { isScopeToken } from '../lib/auth/scope-tokens.js';
 import { ConfigError } from '../lib/errors.js';
 
 export interface TransportAuthOptions {

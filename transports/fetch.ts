@@ -7,5 +7,5 @@ export { createFetchHandler } from './http/fetch-handler.js';
 export type { FetchHandler, FetchHandleOptions } from './http/fetch-handler.js';
 export type { HttpHandlerStats } from './http/router.js';
 export type { HttpHandlerOptions } from './http/options.js';
-export { InMemoryEventStore } from './http/event-store.js';
-export type { EventStore, InMemoryEventStoreOptions, Replay, StoredEvent } from './http/event-store.js';
+export { InMemoryEventStore } from '../lib/ports/event-store.js';
+export type { EventStore, InMemoryEventStoreOptions, Replay, StoredEvent } from '../lib/ports/event-store.js';

@@ -7,7 +7,7 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { ConnId, TransportKind } from '../lib/context.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
-import type { McpServer } from '../lib/server.js';
+import type { McpServer } from '../streams/mcp-server.js';
 import { mintConnId } from './conn-id.js';
 
 export interface MemoryConnectionOptions {

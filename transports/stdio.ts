@@ -30,7 +30,7 @@ import { DEFAULT_CONN_ID, type ConnId } from '../lib/context.js';
 import { ConfigError, parseError } from '../lib/errors.js';
 import { guardedObserver } from '../lib/guarded.js';
 import { positiveIntegerOption } from '../lib/option-checks.js';
-import type { McpServer } from '../lib/server.js';
+import type { McpServer } from '../streams/mcp-server.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { decodeJsonLine, encodeJsonLine } from './json-lines.js';
 import { BurstWriter } from './burst-writer.js';

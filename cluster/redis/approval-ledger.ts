@@ -1,5 +1,5 @@
 /**
- * RedisApprovalLedger: the MRTR approval ledger (streams/approval-ledger.ts)
+ * RedisApprovalLedger: the MRTR approval ledger (lib/ports/approval-ledger.ts)
  * shared by every node of a deployment, so a ticket issued on one node is
  * redeemed exactly once on any, and the approval caps hold cluster-wide.
  *
@@ -35,7 +35,7 @@ import {
   type TicketReissue,
   type TicketRequest,
   type TicketTake,
-} from '../../streams/approval-ledger.js';
+} from '../../lib/ports/approval-ledger.js';
 import { failClosed } from './fail-closed.js';
 import type { ClusterKeys } from './keys.js';
 import { MAX_NAMES_LENGTH, parseAdmitReply, parseDropReply, parseTicketReply, type Times } from './ledger-replies.js';

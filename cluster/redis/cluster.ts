@@ -15,7 +15,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerOptions } from '../../lib/options.js';
-import type { HttpHandlerOptions } from '../../transports/http/options.js';
+import type { EventStore } from '../../lib/ports/event-store.js';
+import type { SessionDirectory } from '../../lib/ports/session-directory.js';
 import type { Logger } from '../../lib/logger.js';
 import { redisApprovalLedger } from './approval-ledger.js';
 import { connectRedis, type RedisTarget } from './connect.js';
@@ -65,14 +66,20 @@ export interface RedisLegacyOptions {
   readonly eventTtlMs?: number;
 }
 
+/** The HTTP transport's options a cluster fills: where legacy sessions live and where their events are kept. */
+export interface ClusterHttpOptions {
+  readonly sessionDirectory?: SessionDirectory;
+  readonly eventStore?: EventStore;
+}
+
 export interface RedisClusterHandle {
   readonly nodeId: string;
   readonly keys: ClusterKeys;
   readonly link: RedisLink;
   /** Spread into createServer's options. */
   readonly serverOptions: Partial<ServerOptions>;
-  /** Spread into createHttpHandler's / serveHttp's options. */
-  readonly httpOptions: Partial<HttpHandlerOptions>;
+  /** Spread into createHttpHandler's / serveHttp's options (the HTTP transport's two ports). */
+  readonly httpOptions: ClusterHttpOptions;
   /** Publishes where this node's HTTP handler is reached (its legacy sessions are relayed there); not needed with `relayUrl`. */
   advertise(url: string): Promise<void>;
   /** Stops what this handle started and closes the connection it made. */
@@ -92,7 +99,7 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     : await connectRedis(options.redis, options.onError ? { onError: options.onError } : {});
   const closers: Array<() => Promise<void>> = [];
   const serverOptions: Partial<ServerOptions> = {};
-  const httpOptions: Partial<HttpHandlerOptions> = {};
+  const httpOptions: { sessionDirectory?: SessionDirectory; eventStore?: EventStore } = {};
   // Each shared store adds its fragment here (event bus, key ring, approval ledger, permits, sessions).
   const logger = options.logger;
   let directory: RedisSessionDirectory;

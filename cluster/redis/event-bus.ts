@@ -27,7 +27,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../../lib/errors.js';
-import { InMemoryEventBus, isBusEvent, type BusEvent, type BusListener, type ServerEventBus } from '../../lib/event-bus.js';
+import { InMemoryEventBus, isBusEvent, type BusEvent, type BusListener, type ServerEventBus } from '../../lib/ports/event-bus.js';
 import { logSafely } from '../../lib/guarded.js';
 import { stderrLogger, type Logger } from '../../lib/logger.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';

@@ -24,7 +24,7 @@
  * reported.
  */
 import { positiveIntegerOption } from '../../lib/option-checks.js';
-import type { EventStore, Replay, StoredEvent } from '../../transports/http/event-store.js';
+import type { EventStore, Replay, StoredEvent } from '../../lib/ports/event-store.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink, RedisReply } from './link.js';
 import { LuaScript } from './lua-script.js';

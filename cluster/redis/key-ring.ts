@@ -27,7 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import { logSafely } from '../../lib/guarded.js';
 import { stderrLogger, type Logger } from '../../lib/logger.js';
-import { MIN_SECRET_BYTES } from '../../lib/mrtr/key-ring.js';
+import { MIN_SECRET_BYTES } from '../../lib/ports/key-ring.js';
 import { MAX_REQUEST_STATE_KEYS } from '../../lib/mrtr/mrtr-options.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink, RedisReply } from './link.js';

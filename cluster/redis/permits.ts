@@ -6,7 +6,7 @@
  *
  * - acquire: one script (purge lapsed leases, compare with the caps, add to
  *   both sets), one round trip, bounded by `acquireTimeoutMs`;
- * - release: one script, when the call ends (lib/permits.ts's contract);
+ * - release: one script, when the call ends (lib/ports/permits.ts's contract);
  * - heartbeat: while this node holds permits, every leaseMs/3 one script
  *   renews them all (in batches of RENEW_BATCH). A node that dies stops
  *   renewing, and its permits lapse one lease after its last renewal.
@@ -33,7 +33,7 @@ import {
 import { ConfigError } from '../../lib/errors.js';
 import { stderrLogger, type Logger } from '../../lib/logger.js';
 import { positiveIntegerOption } from '../../lib/option-checks.js';
-import { permitPool, type Acquired, type PermitAnswer, type PermitPool } from '../../lib/permits.js';
+import { permitPool, type Acquired, type PermitAnswer, type PermitPool } from '../../lib/ports/permits.js';
 import { failClosed } from './fail-closed.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink, RedisReply } from './link.js';

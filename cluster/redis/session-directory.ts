@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../../lib/errors.js';
 import { positiveIntegerOption } from '../../lib/option-checks.js';
-import { isNodeId, type SessionDirectory, type SessionRoute } from '../../transports/http/session-directory.js';
+import { isNodeId, type SessionDirectory, type SessionRoute } from '../../lib/ports/session-directory.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 import { LuaScript } from './lua-script.js';

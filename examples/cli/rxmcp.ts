@@ -8,7 +8,7 @@
  */
 import { pino } from 'pino';
 import { jwtBearer } from '../../lib/auth/jwt-bearer.js';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import type { TransportAuthOptions } from '../../transports/auth-options.js';
 import { serveHttp } from '../../transports/http/serve.js';
 import { serveStdio } from '../../transports/stdio.js';

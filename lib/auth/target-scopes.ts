@@ -11,27 +11,11 @@
  * having a principal: without one (no authenticator anywhere) nothing is
  * hidden or refused here, which is what the authorizers are for.
  */
-import { ConfigError } from '../errors.js';
 import type { Registry } from '../registry.js';
 import type { Principal } from './principal.js';
 import { missingScopes } from './scopes.js';
 
-/** NQCHAR (RFC 6749 A.4), what a scope token may hold. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-
-export function isScopeToken(value: unknown): value is string {
-  return typeof value === 'string' && SCOPE_TOKEN.test(value);
-}
-
 const NONE: readonly string[] = Object.freeze([]);
-
-/** Validates a `requiredScopes` value (an array of scope tokens); a ConfigError names `option` and whose it is. */
-export function checkRequiredScopes(option: string, owner: string, value: unknown): void {
-  if (value === undefined) return;
-  if (!Array.isArray(value) || !value.every(isScopeToken)) {
-    throw new ConfigError(option, `${owner}: ${option} must be an array of OAuth scope tokens (no spaces, " or \\)`);
-  }
-}
 
 /** The scopes a request's target declares: its tool, prompt, or the resource (fixed URI first, then the first matching template). */
 export function targetScopes(registry: Registry, method: string, params: Record<string, unknown> | undefined): readonly string[] {

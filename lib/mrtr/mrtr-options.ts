@@ -5,7 +5,7 @@
  * ConfigError naming the option.
  */
 import { ConfigError } from '../errors.js';
-import { MIN_SECRET_BYTES, secretBytes } from './key-ring.js';
+import { MIN_SECRET_BYTES, secretBytes } from '../ports/key-ring.js';
 
 /** More keys than this is a ring nobody rotates. */
 export const MAX_REQUEST_STATE_KEYS = 16;

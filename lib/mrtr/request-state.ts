@@ -21,7 +21,7 @@
  * invalidRequestState), its reason for the logger and events$ only.
  */
 import { createCipheriv, createDecipheriv, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ownerTag, type KeyRing } from './key-ring.js';
+import { ownerTag, type KeyRing } from '../ports/key-ring.js';
 import { shortDigest } from '../canonical-json.js';
 
 export const STATE_VERSION = 1;

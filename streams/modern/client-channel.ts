@@ -19,11 +19,11 @@ import { checkRequestedSchema } from '../../lib/elicitation-schema.js';
 import { InputNeededError, type InputNeed } from '../../lib/errors.js';
 import { passesLevel, type LogLevel } from '../../lib/log-levels.js';
 import { isPlainObject, notification } from '../../lib/protocol/jsonrpc.js';
-import type { ClientChannel } from '../call-context.js';
+import type { ClientChannel } from '../client-channel.js';
 import { pushForRequest } from '../push-for-request.js';
-import type { RequestScope, ServerCore } from '../server-core.js';
+import type { RequestScope, ServerCore } from '../state/server-core.js';
 import { checkInputRequests } from '../ask-inputs.js';
-import { supportsFormElicitation } from '../capability-table.js';
+import { supportsFormElicitation } from '../state/capability-table.js';
 import { canReplay, replayAnswer, replayAnswers, whyNoReplay } from './replay.js';
 
 class ModernChannel implements ClientChannel {

@@ -26,7 +26,7 @@ import { DEFAULT_CACHE_HINT, isCacheableMethod, type CacheHint, type CacheableMe
 import { errorResponse, isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { frame, FramedResult } from '../../lib/protocol/framed-result.js';
 import { MODERN_META } from '../../lib/protocol/modern.js';
-import type { RequestScope, ServerCore } from '../server-core.js';
+import type { RequestScope, ServerCore } from '../state/server-core.js';
 
 /** The resultType values the core defines; an extension's would be added here when advertised. */
 const RESULT_TYPES: ReadonlySet<unknown> = new Set(['complete', 'input_required']);

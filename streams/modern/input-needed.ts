@@ -26,26 +26,17 @@ import { InputNeededError, invalidRequestState, missingClientCapability, toolDen
 import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../mrtr-approval.js';
-import { supportsFormElicitation } from '../capability-table.js';
+import { supportsFormElicitation } from '../state/capability-table.js';
 import { runInWorker } from '../run-tool.js';
 import { withoutReplay } from './replay.js';
-import type { RequestScope, ServerCore } from '../server-core.js';
+import type { RequestScope, ServerCore } from '../state/server-core.js';
+import { requestOwner } from './request-owner.js';
 
 /** The reply to a failed callback that was only asking for input, or undefined for any other failure. */
 export function inputNeededReply(_core: ServerCore, scope: RequestScope, error: unknown): JsonRpcResponse | undefined {
   if (!(error instanceof InputNeededError)) return undefined;
   return missingClientCapability(scope.id, error.need.requiredCapabilities, error.message);
 }
-
-/**
- * Who may answer a modern request's question: the connection on stdio,
- * WebSocket and memory (one peer each), the peer on HTTP, where every
- * request is its own exchange (`principal:<key>` when authenticated).
- */
-export function requestOwner(scope: RequestScope): string {
-  return scope.transport === 'http' || scope.transport === 'sse' ? scope.peer : scope.connId;
-}
-
 
 /** The request's params without the MRTR retry fields: what an approved tool run sees. */
 export function withoutRetryFields(scope: RequestScope): RequestScope {

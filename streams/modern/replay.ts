@@ -28,8 +28,8 @@ import type { InputRequest } from '../../lib/mrtr/approval-form.js';
 import { argumentsDigest, canonicalJson, shortDigest } from '../../lib/canonical-json.js';
 import { openHandlerState, sealHandlerState, type HandlerStateBinding } from '../../lib/mrtr/handler-state.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
-import type { RequestScope, ServerCore } from '../server-core.js';
-import { requestOwner } from './input-needed.js';
+import type { RequestScope, ServerCore } from '../state/server-core.js';
+import { requestOwner } from './request-owner.js';
 
 /** The methods that may answer `input_required` (every other one keeps -32021). */
 const REPLAY_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);

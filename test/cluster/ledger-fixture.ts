@@ -12,8 +12,8 @@ import type { RedisLink } from '../../cluster/redis/link.js';
 import { LuaScript } from '../../cluster/redis/lua-script.js';
 import type { ApprovalEvent } from '../../lib/events.js';
 import type { Logger } from '../../lib/logger.js';
-import { ApprovalCounts, type ApprovalCaps } from '../../streams/approval-counts.js';
-import { MemoryApprovalLedger } from '../../streams/approval-ledger.js';
+import { ApprovalCounts, type ApprovalCaps } from '../../lib/approval-counts.js';
+import { MemoryApprovalLedger } from '../../lib/ports/approval-ledger.js';
 
 export function recordingLogger(): { logger: Logger; errors: unknown[] } {
   const errors: unknown[] = [];

@@ -9,7 +9,7 @@ import { clusterKeys, type ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import type { RedisPermitPool } from '../../cluster/redis/permits.js';
 import type { Logger } from '../../lib/index.js';
-import type { PermitAnswer } from '../../lib/permits.js';
+import type { PermitAnswer } from '../../lib/ports/permits.js';
 
 let serverSeq = 0;
 export function uniqueKeys(): ClusterKeys {

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { nameHash, type RedisApprovalLedger } from '../../cluster/redis/approval-ledger.js';
 import { clusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
-import type { ApprovalCaps } from '../../streams/approval-counts.js';
-import type { ApprovalTicket, TicketAdmission, TicketReissue, TicketTake } from '../../streams/approval-ledger.js';
+import type { ApprovalCaps } from '../../lib/approval-counts.js';
+import type { ApprovalTicket, TicketAdmission, TicketReissue, TicketTake } from '../../lib/ports/approval-ledger.js';
 import { startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 import { EventLog, ledgerPair, redisLedgerOn, seeded, snapshot } from './ledger-fixture.js';
 

@@ -13,7 +13,7 @@
  * way.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { BusEvent } from '../../lib/event-bus.js';
+import type { BusEvent } from '../../lib/ports/event-bus.js';
 import { connectRedis } from '../../cluster/redis/connect.js';
 import { createRedisEventBus, type RedisEventBus } from '../../cluster/redis/event-bus.js';
 import { clusterKeys } from '../../cluster/redis/keys.js';

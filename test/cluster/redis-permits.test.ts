@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { clusterKeys, type ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { permitKeys, RedisPermitPool, type RedisPermitPoolOptions } from '../../cluster/redis/permits.js';
-import type { PermitScope } from '../../lib/permits.js';
+import type { PermitScope } from '../../lib/ports/permits.js';
 import { redisTopologyForSuite, startRedisTopology, type RedisTopology } from '../helpers/redis-server.js';
 import { ask, leaseEnds, memoryLogger, redisNow, uniqueKeys, until, zcard } from './permit-helpers.js';
 

@@ -12,7 +12,7 @@ import { resolveCacheHints } from '../../lib/cache-hints.js';
 import { FramedResult, takeFraming } from '../../lib/protocol/framed-result.js';
 import { resultResponse, type JsonRpcResponse, type JsonRpcResultResponse } from '../../lib/protocol/jsonrpc.js';
 import { encodeModernReply } from '../../streams/modern/encode.js';
-import type { RequestScope, ServerCore } from '../../streams/server-core.js';
+import type { RequestScope, ServerCore } from '../../streams/state/server-core.js';
 import { modernRpc, SERVER_INFO } from './modern-helpers.js';
 
 const core = {

@@ -8,11 +8,11 @@
 import { describe, expect, test } from 'vitest';
 import { ConfigError, createServer, Registry, type ServerOptions } from '../../lib/index.js';
 import { retainedSize } from '../../lib/retained-size.js';
-import { projectCapabilities } from '../../streams/capability-table.js';
+import { projectCapabilities } from '../../streams/state/capability-table.js';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 
 const DETAIL_TOO_LARGE_TO_PARK = DENY_DETAIL.tooLargeToPark;
-import { InMemoryEventStore, storedEventBytes, storedSessionBytes } from '../../transports/http/event-store.js';
+import { InMemoryEventStore, storedEventBytes, storedSessionBytes } from '../../lib/ports/event-store.js';
 import { ELICITING, Peer, answer, deniedResult, makeServer, rpc, settle } from '../contract/helpers.js';
 
 describe('the capability table keeps a projection', () => {

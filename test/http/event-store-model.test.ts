@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { InMemoryEventStore, type Replay } from '../../transports/index.js';
-import { storedEventBytes, storedSessionBytes } from '../../transports/http/event-store.js';
+import { storedEventBytes, storedSessionBytes } from '../../lib/ports/event-store.js';
 
 interface ModelEntry {
   readonly sessionId: string;

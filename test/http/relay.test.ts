@@ -10,7 +10,7 @@ import { createServer as createTcpServer } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Registry, staticTokens } from '../../lib/index.js';
 import { RELAY_WINDOW_MS, RelayVerifier, signRelay } from '../../transports/http/relay.js';
-import type { SessionDirectory, SessionRoute } from '../../transports/http/session-directory.js';
+import type { SessionDirectory, SessionRoute } from '../../lib/ports/session-directory.js';
 import type { McpServer } from '../../lib/index.js';
 import { createServer } from '../../lib/index.js';
 import type { HttpHandlerOptions } from '../../transports/index.js';

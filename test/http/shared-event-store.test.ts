@@ -6,7 +6,7 @@
  * ends after the replay, so the client resumes again and gets the rest.
  */
 import { describe, expect, test } from 'vitest';
-import { InMemoryEventStore, type EventStore, type Replay } from '../../transports/http/event-store.js';
+import { InMemoryEventStore, type EventStore, type Replay } from '../../lib/ports/event-store.js';
 import { Registry } from '../../lib/index.js';
 import { closedAfterEach, eventually, openSession, SseReader, type Served } from './helpers.js';
 

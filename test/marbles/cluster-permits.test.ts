@@ -11,7 +11,7 @@ import { defer, map, of, throwError, timer, type Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, test } from 'vitest';
 import { createServer, makePrincipal, Registry, type McpServer, type ServerOptions } from '../../lib/index.js';
-import { permitPool, type Acquired, type PermitAnswer, type PermitPool, type PermitScope } from '../../lib/permits.js';
+import { permitPool, type Acquired, type PermitAnswer, type PermitPool, type PermitScope } from '../../lib/ports/permits.js';
 import {
   askingServer,
   cancelled,

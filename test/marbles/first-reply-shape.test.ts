@@ -1,12 +1,13 @@
 /**
- * firstReply's `shape` (streams/cancellation.ts): the first value goes out
+ * firstReply's `shape` (streams/state/cancellation.ts): the first value goes out
  * shaped, as source.pipe(map(shape)) would send it; a shape that throws is
  * a failure of the source (recovered when there is a recover); a cancel
  * before the value still sends nothing, and shape never runs for it.
  */
 import { Subject } from 'rxjs';
 import { describe, expect, test } from 'vitest';
-import { Cancellations, firstReply } from '../../streams/cancellation.js';
+import { Cancellations } from '../../streams/state/cancellation.js';
+import { firstReply } from '../../streams/first-reply.js';
 import { newTestScheduler } from './harness.js';
 
 const shape = (value: string) => `shaped ${value}`;

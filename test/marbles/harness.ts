@@ -11,7 +11,7 @@ import { map, tap, timer, type MonoTypeOperatorFunction, type Observable, type S
 import { TestScheduler } from 'rxjs/testing';
 import { expect } from 'vitest';
 import { allowlist, createServer, Registry, type ServerOptions } from '../../lib/index.js';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 

@@ -9,8 +9,8 @@ import { describe, expect, test } from 'vitest';
 import { merge, mergeMap, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { ApprovalEvent } from '../../lib/events.js';
-import { ApprovalCounts, type ApprovalCaps } from '../../streams/approval-counts.js';
-import { MemoryApprovalLedger, type TicketRequest } from '../../streams/approval-ledger.js';
+import { ApprovalCounts, type ApprovalCaps } from '../../lib/approval-counts.js';
+import { MemoryApprovalLedger, type TicketRequest } from '../../lib/ports/approval-ledger.js';
 
 const FULL_SERVER = 'too many elicitations pending on this server';
 const TOO_MANY = 'too many elicitations pending';

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { NEVER, Subject, defer, of } from 'rxjs';
 import { createServer } from '../../lib/index.js';
 import { silentLogger } from '../../lib/logger.js';
-import type { ApprovalLedger } from '../../streams/approval-ledger.js';
+import type { ApprovalLedger } from '../../lib/ports/approval-ledger.js';
 
 function spyLedger(withNow: boolean) {
   const calls: string[] = [];

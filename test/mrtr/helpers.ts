@@ -3,10 +3,10 @@ import { expect } from 'vitest';
 import { TestScheduler } from 'rxjs/testing';
 import type { ApprovalEvent } from '../../lib/events.js';
 import { silentLogger } from '../../lib/logger.js';
-import { createKeyRing, type KeyRing } from '../../lib/mrtr/key-ring.js';
+import { createKeyRing, type KeyRing } from '../../lib/ports/key-ring.js';
 import { RequestStateCodec } from '../../lib/mrtr/request-state.js';
-import { ApprovalCounts, type ApprovalCaps } from '../../streams/approval-counts.js';
-import { MemoryApprovalLedger } from '../../streams/approval-ledger.js';
+import { ApprovalCounts, type ApprovalCaps } from '../../lib/approval-counts.js';
+import { MemoryApprovalLedger } from '../../lib/ports/approval-ledger.js';
 import type { ApprovalDeps } from '../../streams/mrtr-approval.js';
 
 export const SECRET = 'mrtr-test-secret-of-at-least-32-bytes';

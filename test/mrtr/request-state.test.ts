@@ -8,7 +8,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { INVALID_PARAMS, invalidRequestState } from '../../lib/errors.js';
 import { argumentsDigest } from '../../lib/canonical-json.js';
-import { createKeyRing, deriveRingKey, type KeyRing } from '../../lib/mrtr/key-ring.js';
+import { createKeyRing, deriveRingKey, type KeyRing } from '../../lib/ports/key-ring.js';
 import { RequestStateCodec, type SealInput, type StateBinding } from '../../lib/mrtr/request-state.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
 

@@ -1,6 +1,6 @@
 /**
  * Legacy parked calls and modern approval tickets count against one set of
- * caps (streams/approval-counts.ts), through the real ParkingLot: a client
+ * caps (lib/approval-counts.ts), through the real ParkingLot: a client
  * cannot double its share by switching eras, and fair eviction crosses eras
  * in both directions (a newcomer peer's ticket closes the fullest peer's
  * oldest parked call, a newcomer's parked call evicts the fullest peer's
@@ -11,8 +11,8 @@ import { map, mergeMap, type Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import type { ElicitationVerdict } from '../../lib/approval.js';
 import { APPROVAL_INPUT_KEY } from '../../lib/mrtr/approval-form.js';
-import { ApprovalCounts, type ApprovalCaps } from '../../streams/approval-counts.js';
-import { ParkingLot } from '../../streams/parking.js';
+import { ApprovalCounts, type ApprovalCaps } from '../../lib/approval-counts.js';
+import { ParkingLot } from '../../streams/state/parking.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../../streams/mrtr-approval.js';
 import { approvalSetup, newTestScheduler, type Setup } from './helpers.js';
 

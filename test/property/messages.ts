@@ -11,9 +11,9 @@
  */
 import fc from 'fast-check';
 import { LOG_LEVELS } from '../../lib/log-levels.js';
-import { METHODS } from '../../streams/methods/index.js';
+import { LEGACY_METHODS } from '../../streams/methods/tables.js';
 
-export const REQUEST_METHODS = [...METHODS.keys()];
+export const REQUEST_METHODS = [...LEGACY_METHODS.keys()];
 export const NOTIFICATION_METHODS = [
   'notifications/initialized',
   'notifications/cancelled',

@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { Subscription } from 'rxjs';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { notification } from '../../lib/protocol/jsonrpc.js';
-import { Connections, type ConnectionState } from '../../streams/connections.js';
+import { Connections, type ConnectionState } from '../../streams/state/connections.js';
 
 const ping = (n: number): OutboundMessage => notification('notifications/progress', { progress: n });
 const progressOf = (m: OutboundMessage) => (m as unknown as { params: { progress: number } }).params.progress;

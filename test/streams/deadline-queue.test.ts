@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { VirtualTimeScheduler } from 'rxjs';
-import { DeadlineQueue } from '../../streams/deadline-queue.js';
+import { DeadlineQueue } from '../../lib/deadline-queue.js';
 
 function setup(delay = 100) {
   const scheduler = new VirtualTimeScheduler();

@@ -12,7 +12,7 @@
  * Express is not imported: the handler's types are node's, which Express's
  * request and response extend.
  */
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { createHttpHandler, type HttpHandler } from '../http/handler.js';
 import type { HttpHandlerOptions } from '../http/options.js';
 

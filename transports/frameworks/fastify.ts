@@ -14,7 +14,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseError, transportRefusal } from '../../lib/errors.js';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import type { BodyResult } from '../http/body.js';
 import { fromReadBody } from '../http/body.js';
 import { readNodeBody } from '../http/node-body.js';

@@ -12,7 +12,7 @@
  * Only Hono's types are imported: nothing of it is loaded by this module.
  */
 import type { HonoRequest, MiddlewareHandler } from 'hono';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { createFetchHandler } from '../http/fetch-handler.js';
 import type { HttpHandlerOptions, ResolvedHttpOptions } from '../http/options.js';
 import type { HttpHandlerStats } from '../http/router.js';

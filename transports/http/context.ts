@@ -6,7 +6,7 @@
  * framework already parsed), and what to do with an unexpected failure.
  */
 import type { Logger } from '../../lib/logger.js';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import type { BodyResult } from './body.js';
 import type { RequestHead, ResponseSink } from './exchange.js';
 import type { LegacySseSession } from './legacy-sse.js';

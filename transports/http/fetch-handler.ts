@@ -11,7 +11,7 @@
  * mount path). For middleware: `serves` tells the requests to leave to the
  * app, and `handle` takes a body a middleware before it already read.
  */
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { readFetchBody, type FetchRequest } from './fetch-body.js';
 import { FetchResponseSink } from './fetch-sink.js';
 import type { HttpHandlerOptions, ResolvedHttpOptions } from './options.js';

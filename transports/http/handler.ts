@@ -12,7 +12,7 @@
  * sessions are the router's (router.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { readNodeBody, type NodeRequest } from './node-body.js';
 import type { HttpHandlerOptions, ResolvedHttpOptions } from './options.js';
 import { createHttpRouter, type HttpHandlerStats, type HttpRouter, type RequestTarget } from './router.js';

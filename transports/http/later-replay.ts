@@ -8,7 +8,7 @@
  * note overflowed, and then the resumed stream carries the replay and ends,
  * so the client resumes again from what it got.
  */
-import type { Replay, StoredEvent } from './event-store.js';
+import type { Replay, StoredEvent } from '../../lib/ports/event-store.js';
 
 interface Noted {
   readonly events: (StoredEvent & { readonly streamId: string })[];

@@ -20,7 +20,7 @@ import { Subject, type Subscription } from 'rxjs';
 import type { Principal } from '../../lib/auth/principal.js';
 import { guardedObserver } from '../../lib/guarded.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { peerOf } from '../peer.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { sendChallenge } from './authenticate.js';

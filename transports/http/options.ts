@@ -8,9 +8,9 @@ import { ConfigError } from '../../lib/errors.js';
 import { positiveIntegerOption } from '../../lib/option-checks.js';
 import { AUTH_OPTION_NAMES, resolveTransportAuth, type ResolvedAuth, type TransportAuthOptions } from '../auth-options.js';
 import { trustedProxyHeaderOption } from '../peer.js';
-import { InMemoryEventStore, type EventStore } from './event-store.js';
+import { InMemoryEventStore, type EventStore } from '../../lib/ports/event-store.js';
 import { DEFAULT_ALLOWED_HOSTS } from './origin-guard.js';
-import { isNodeId, type SessionDirectory } from './session-directory.js';
+import { isNodeId, type SessionDirectory } from '../../lib/ports/session-directory.js';
 
 /** The authentication options (authenticator, resource, authorizationServers, requiredScopes, requireAuthentication) are described in ../auth-options.ts. */
 export interface HttpHandlerOptions extends TransportAuthOptions {

@@ -27,7 +27,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Logger } from '../../lib/logger.js';
 import type { RequestHead, ResponseSink } from './exchange.js';
 import { refuse } from './responses.js';
-import type { SessionRoute } from './session-directory.js';
+import type { SessionRoute } from '../../lib/ports/session-directory.js';
 
 export const RELAY_HEADER = 'x-rxmcp-relay';
 /** How far a relayed request's timestamp may be from the owner's clock. */

@@ -19,7 +19,7 @@
  * one, no stage of it runs and nothing is awaited.
  */
 import type { Principal } from '../../lib/auth/principal.js';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { assertAuthenticationAllowed, assertNetworkBootAllowed } from '../boot-guard.js';
 import { authenticate } from './authenticate.js';
 import type { BodySource, HttpContext, HttpSession } from './context.js';
@@ -31,7 +31,7 @@ import { hostAndOriginGuard } from './origin-guard.js';
 import { protectedResourceRoute } from './protected-resource.js';
 import { refuse, sendJson } from './responses.js';
 import { SessionTable } from './sessions.js';
-import type { Replay } from './event-store.js';
+import type { Replay } from '../../lib/ports/event-store.js';
 import { SseWriter } from './sse-writer.js';
 import { handleDelete, handleGet, handlePost } from './streamable.js';
 import { legacyVersionRefusal, modernEdge } from './classify-era.js';
@@ -39,7 +39,7 @@ import { modernExchangesOf } from './modern-post.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
 import { RELAY_HEADER, RelayVerifier, relayRequest, signRelay } from './relay.js';
-import { ownerNodeOf, sessionIdOf } from './session-directory.js';
+import { ownerNodeOf, sessionIdOf } from '../../lib/ports/session-directory.js';
 
 export interface HttpHandlerStats {
   readonly sessions: number;

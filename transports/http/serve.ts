@@ -12,7 +12,7 @@
 import { createServer as createNodeServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../../lib/errors.js';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { requireAuthenticationOption } from '../auth-options.js';
 import { assertAuthenticationAllowed } from '../boot-guard.js';
 import { guardConnections } from '../connection-guard.js';

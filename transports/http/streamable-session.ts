@@ -39,8 +39,8 @@ import { relatedRequestOf } from '../../lib/protocol/related.js';
 import { negotiateProtocolVersion } from '../../lib/protocol/versions.js';
 import { AuthenticatedMessage } from '../../lib/auth/authenticated.js';
 import type { Principal } from '../../lib/auth/principal.js';
-import type { McpServer } from '../../lib/server.js';
-import type { EventStore, Replay } from './event-store.js';
+import type { McpServer } from '../../streams/mcp-server.js';
+import type { EventStore, Replay } from '../../lib/ports/event-store.js';
 import { isPromiseLike, LaterReplays } from './later-replay.js';
 import type { SseWriter } from './sse-writer.js';
 

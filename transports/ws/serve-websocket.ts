@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Server as TlsServer } from 'node:tls';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { isAuthFailure } from '../../lib/auth/authenticator.js';
 import type { Principal } from '../../lib/auth/principal.js';
 import { assertAuthenticationAllowed, assertNetworkBootAllowed } from '../boot-guard.js';

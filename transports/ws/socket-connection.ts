@@ -21,7 +21,7 @@ import { guardedObserver } from '../../lib/guarded.js';
 import type { Logger } from '../../lib/logger.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { OutboundMessage } from '../../lib/protocol/jsonrpc.js';
-import type { McpServer } from '../../lib/server.js';
+import type { McpServer } from '../../streams/mcp-server.js';
 import { mintConnId } from '../conn-id.js';
 import { CLOSE_NORMAL, CLOSE_TRY_AGAIN_LATER, closeWithGrace } from './closing.js';
 import { CLOSE_TOKEN_EXPIRED, watchExpiry } from './authenticate-upgrade.js';

@@ -1,6 +1,6 @@
 /**
  * ledger-admit: one check-and-insert of an approval ticket, with the fair
- * eviction of streams/approval-counts.ts (the rule is spelled out there; this
+ * eviction of lib/approval-counts.ts (the rule is spelled out there; this
  * is the same rule over Redis state, so a ticket admitted on any node counts
  * against one set of caps):
  * - a holder at maxPerHolder is refused (c);

@@ -1,0 +1,564 @@
+/**
+ * The server: the composition root. It owns one server's state and offers
+ * the entry points; `connect` is the reactive one that every transport uses,
+ * and `handleMessage`, `request` and `subscribe` are built on the same
+ * dispatch.
+ */
+import {
+  Observable,
+  Subject,
+  Subscription,
+  auditTime,
+  filter,
+  map,
+  race,
+  timer,
+  type Observer,
+} from 'rxjs';
+import { Admission } from './state/admission.js';
+import { Cancellations } from './state/cancellation.js';
+import { CapabilityTable } from './state/capability-table.js';
+import { ClientRequests } from './state/client-requests.js';
+import { ConnectionReplies } from './connection-replies.js';
+import { Connections, type ConnectionState } from './state/connections.js';
+import { DeadlineQueue } from '../lib/deadline-queue.js';
+import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith, type ReadEnvelope } from './era-decision.js';
+import { ListenHub } from './state/listen-hub.js';
+import { dispatch } from './dispatch.js';
+import { accepts, outbox } from './outbox.js';
+import { ParkingLot } from './state/parking.js';
+import { approvalCounts, approvalDeps } from './state/approval-setup.js';
+import { createTracing } from './tracing.js';
+import type { Origin, ServerCore } from './state/server-core.js';
+import { isPrincipal, type Principal } from '../lib/auth/principal.js';
+import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from '../lib/context.js';
+import { CallerGoneError, ConfigError } from '../lib/errors.js';
+import { busEventOf, isBusEvent, notificationOfBusEvent, type BusEvent } from '../lib/ports/event-bus.js';
+import { guardedObserver, logSafely } from '../lib/guarded.js';
+import type { ServerEvent } from '../lib/events.js';
+import { resolveOptions, type ResolvedOptions, type ServerOptions } from '../lib/options.js';
+import { notification, type JsonRpcResponse, type OutboundMessage } from '../lib/protocol/jsonrpc.js';
+import type { EraPolicy } from '../lib/protocol/modern.js';
+import type { Registry, RegistryChange } from '../lib/registry.js';
+
+export interface ConnectOptions {
+  /** Declared by the transport adapter; authorizers may rely on it. */
+  readonly transport?: TransportKind;
+  /**
+   * The best identity of the remote peer the transport has (the remote
+   * address, or a trusted proxy header's value): the key the fairness rules
+   * count by, so one peer opening many connections crowds out only itself.
+   * Default: the connection id (a peer per connection).
+   */
+  readonly peer?: string;
+  /**
+   * Who is calling, as verified by the transport's authenticator (or vouched
+   * for by the embedding application, which is trusted like `connId`). It
+   * reaches every authorizer and handler context, and it replaces `peer` as
+   * the fairness key (`principal:<key>`): one principal over many
+   * connections or addresses holds one share. Must come from makePrincipal.
+   */
+  readonly principal?: Principal;
+  /**
+   * How this connection's requests get their era (see EraPolicy). Default by
+   * transport: 'legacy' for sse and http (sessions are a legacy notion),
+   * 'per-connection' for everything else.
+   */
+  readonly era?: EraPolicy;
+}
+
+export interface HandleMessageOptions {
+  readonly connId?: ConnId;
+  /** Stop waiting after this long: the call's worker is cancelled and the Promise rejects. */
+  readonly timeoutMs?: number;
+  /** Aborting it is the caller going away: the call is cancelled and the Promise rejects. */
+  readonly signal?: AbortSignal;
+  /** The verified caller of this message (see ConnectOptions.principal); default: the connection's. */
+  readonly principal?: Principal;
+}
+
+export interface RequestOptions {
+  /** Aborting it is the caller going away: every request made with it is cancelled. */
+  readonly signal?: AbortSignal;
+  /** The verified caller of this message (see ConnectOptions.principal); default: the connection's. */
+  readonly principal?: Principal;
+}
+
+/** Opaque handle for `cancel`. */
+export class RequestRef {
+  declare private readonly brand: 'RequestRef';
+}
+
+export interface PendingRequest {
+  /** The reply: exactly one, `null` for a notification or a cancelled request. */
+  readonly reply: Promise<JsonRpcResponse | null>;
+  readonly ref: RequestRef;
+}
+
+export interface ServerStats {
+  readonly inFlight: number;
+  readonly parked: number;
+  readonly connections: number;
+  readonly capabilityEntries: number;
+  readonly outstandingRequests: number;
+  /** Server-to-client requests (sampling, roots, handler elicitations) awaiting an answer. */
+  readonly pendingClientRequests: number;
+  /** resources/subscribe URIs held across the live connections. */
+  readonly resourceSubscriptions: number;
+  /** subscriptions/listen streams open. */
+  readonly listens: number;
+}
+
+const LIST_CHANGED: Record<RegistryChange, string> = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
+
+/** What a timed-out handleMessage race emits instead of a reply. */
+const GAVE_UP: unique symbol = Symbol('gave up');
+
+export class McpServer {
+  readonly registry: Registry;
+  readonly events$: Observable<ServerEvent>;
+  private readonly options: ResolvedOptions;
+  private readonly core: ServerCore;
+  private readonly connections: Connections;
+  private readonly broadcasts = new Subject<OutboundMessage>();
+  private readonly outstanding = new Map<RequestRef, { subscription: Subscription; settle: () => void }>();
+  private readonly lifetime = new Subscription();
+  /** Which of serverInfo's fields the options left to their defaults. */
+  private readonly defaultedInfo: { name: boolean; version: boolean };
+  /** Principals already checked by isPrincipal: a direct caller passing one per message pays the check once. */
+  private readonly checkedPrincipals = new WeakSet<Principal>();
+
+  constructor(options: ServerOptions = {}) {
+    this.options = resolveOptions(options);
+    this.defaultedInfo = { name: options.name === undefined, version: options.serverVersion === undefined };
+    this.registry = this.options.registry;
+    this.registry.adoptLogger(this.options.logger);
+    const events = new Subject<ServerEvent>();
+    this.events$ = events.asObservable();
+    this.connections = new Connections((state) => this.connectionGone(state));
+    const capabilities = new CapabilityTable(
+      this.options.maxClientCapabilities,
+      (connId) => this.connections.isLive(connId),
+      (event) => events.next(event),
+    );
+    // Legacy parked calls and modern approval tickets share one set of caps and one fairness rule.
+    const counts = approvalCounts(this.options);
+    this.core = {
+      options: this.options,
+      admission: new Admission(
+        this.options.maxInFlight,
+        this.options.maxInFlightPerConnection,
+        this.options.maxInFlightPerPeer,
+        this.options.clusterPermits,
+      ),
+      parking: new ParkingLot({
+        timeoutMs: this.options.elicitationTimeoutMs,
+        scheduler: this.options.scheduler,
+        counts,
+      }),
+      approvals: approvalDeps(this.options, counts, (event) => events.next(event)),
+      capabilities,
+      clientRequests: new ClientRequests(this.options.scheduler),
+      deadlines: new DeadlineQueue(this.options.scheduler, this.options.callbackTimeoutMs),
+      connections: this.connections,
+      events,
+      cancellations: new Cancellations(),
+      toolsWarnedUndefined: new WeakSet(),
+      tracing: createTracing(),
+      listens: new ListenHub(
+        this.options.eventBus,
+        {
+          maxListens: this.options.maxListens,
+          maxListensPerConnection: this.options.maxListensPerConnection,
+          maxUrisPerConnection: this.options.maxSubscriptionsPerConnection,
+          maxUrisTotal: this.options.maxSubscriptionsTotal,
+        },
+        this.options.logger,
+        () => this.connections.subscriptions,
+      ),
+    };
+    this.lifetime.add(this.hearRemoteEvents());
+    for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
+      this.lifetime.add(
+        this.registry.changes$
+          .pipe(
+            filter((change) => change === kind),
+            auditTime(0, this.options.scheduler),
+          )
+          .subscribe(() => this.notify(LIST_CHANGED[kind])),
+      );
+    }
+  }
+
+  /**
+   * The reactive entry point: one connection's inbound messages in, its
+   * outbound messages (replies, its pushes, broadcasts) out. Subscribing
+   * attaches a live subscriber; unsubscribing is the connection's exit. The
+   * inbound stream completing or failing means the peer is gone.
+   */
+  connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
+    const principal = this.checkPrincipal(options.principal);
+    if (options.era !== undefined && !ERA_POLICIES.includes(options.era)) {
+      throw new ConfigError('era', `era must be one of ${ERA_POLICIES.join(', ')}`);
+    }
+    return new Observable<OutboundMessage>((subscriber) => {
+      const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
+      const origin: Origin = {
+        connId,
+        transport: state.transport,
+        peer: state.peer,
+        ...withPrincipal(state.principal),
+        mode: 'reply',
+        // Pinned per connection, or legacy only (sse, http); stdio, ws and sse legacy traffic waits for initialize.
+        eraDecision: eraDecisionFor(options.era ?? defaultEraPolicy(state.transport), state.transport),
+      };
+      // A modern connection is sent replies, its requests' notifications and its listen streams only: no broadcasts.
+      const pushes = outbox(state, this.broadcasts, () => origin.eraDecision?.pinned !== 'modern').subscribe((message) => subscriber.next(message));
+      const replies = new ConnectionReplies(
+        this.core,
+        origin,
+        (reply) => subscriber.next(reply),
+        () => subscriber.complete(),
+      );
+      replies.start(inbound$);
+      return () => {
+        replies.stop();
+        pushes.unsubscribe();
+        this.connections.detach(state);
+      };
+    });
+  }
+
+  /**
+   * @internal One message on a connection of its own that lasts until the
+   * returned function is called (a stateless transport: modern Streamable
+   * HTTP makes one per POST). The same as `connect(connId, <message, then
+   * open>, { ...options, era: 'per-message' })` without its Observable
+   * plumbing, and without broadcasts (a one-request connection is sent none:
+   * they are about no request of its). `deliver` gets the reply and the
+   * connection's pushes (the request's notifications, its listen stream);
+   * what it throws is logged. Ending cancels whatever still runs. `read`:
+   * the envelope the transport already read from this message's params,
+   * so it is not validated twice.
+   */
+  serveOne(connId: ConnId, message: unknown, options: ConnectOptions, deliver: (message: OutboundMessage) => void, read?: ReadEnvelope): () => void {
+    const principal = this.checkPrincipal(options.principal);
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
+    const eraDecision = perMessageEraWith(read);
+    const { peer, transport } = state;
+    const origin: Origin =
+      state.principal === undefined
+        ? { connId, transport, peer, mode: 'reply', eraDecision }
+        : { connId, transport, peer, principal: state.principal, mode: 'reply', eraDecision };
+    const logger = this.options.logger;
+    const safely = (out: OutboundMessage): void => {
+      try {
+        deliver(out);
+      } catch (err) {
+        logSafely(logger, 'error', { err, connId }, 'a message could not be delivered; dropped');
+      }
+    };
+    const receive = (out: OutboundMessage): void => {
+      if (accepts(state, out)) safely(out);
+    };
+    const pushes = state.receive(receive);
+    const replies = new ConnectionReplies(this.core, origin, safely, () => {});
+    replies.next(message);
+    return () => {
+      replies.stop();
+      state.unreceive(receive, pushes);
+      this.connections.detach(state);
+    };
+  }
+
+  /**
+   * One message, one Promise of its reply (`null` for notifications and for
+   * a tools/call parked for elicitation, whose eventual reply is pushed to the
+   * connection's subscriber).
+   */
+  handleMessage(message: unknown, options: HandleMessageOptions = {}): Promise<JsonRpcResponse | null> {
+    const connId = options.connId ?? DEFAULT_CONN_ID;
+    let origin: Origin;
+    try {
+      origin = this.directOrigin(connId, 'push', options.principal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      const signal = options.signal;
+      if (signal?.aborted) {
+        reject(new CallerGoneError('the caller was gone before the call started'));
+        return;
+      }
+      let reply$: Observable<JsonRpcResponse | null | typeof GAVE_UP> = dispatch(this.core, message, origin);
+      const timeoutMs = options.timeoutMs;
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
+        reply$ = race(reply$, timer(Math.max(0, timeoutMs), this.options.scheduler).pipe(map((): typeof GAVE_UP => GAVE_UP)));
+      }
+      const onAbort = () => {
+        subscription.unsubscribe();
+        reject(new CallerGoneError('the caller went away'));
+      };
+      const subscription = reply$.subscribe({
+        next: (reply) => (reply === GAVE_UP ? reject(new CallerGoneError(`no reply within ${timeoutMs} ms`)) : resolve(reply)),
+        complete: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(null);
+        },
+      });
+      if (!subscription.closed) signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * The non-blocking form: the reply is the eventual response, even for a
+   * parked tools/call. `cancel(ref)` or the signal ends it with a `null`
+   * reply.
+   */
+  request(message: unknown, connId: ConnId = DEFAULT_CONN_ID, options: RequestOptions = {}): PendingRequest {
+    const origin = this.directOrigin(connId, 'reply', options.principal);
+    const ref = new RequestRef();
+    let settleReply!: (reply: JsonRpcResponse | null) => void;
+    const reply = new Promise<JsonRpcResponse | null>((resolve) => {
+      settleReply = resolve;
+    });
+    if (options.signal?.aborted) {
+      settleReply(null);
+      return { reply, ref };
+    }
+    const onAbort = () => this.cancel(ref);
+    const done = () => {
+      this.outstanding.delete(ref);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    const subscription = dispatch(this.core, message, origin).subscribe({
+      next: (value) => settleReply(value),
+      complete: () => {
+        done();
+        settleReply(null);
+      },
+    });
+    if (!subscription.closed) {
+      // done() also drops the listener, so a long-lived signal does not collect one per cancelled request.
+      this.outstanding.set(ref, {
+        subscription,
+        settle: () => {
+          done();
+          settleReply(null);
+        },
+      });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    }
+    return { reply, ref };
+  }
+
+  /** Cancels a request made with `request`: its worker aborts or its parked call is dropped; the reply is `null`. */
+  cancel(ref: RequestRef): void {
+    const entry = this.outstanding.get(ref);
+    if (entry === undefined) return;
+    this.outstanding.delete(ref);
+    entry.subscription.unsubscribe();
+    entry.settle();
+  }
+
+  /**
+   * Attaches a subscriber for `connId` (default `'default'`): it receives that
+   * connection's pushes and the broadcasts. Unsubscribing is the subscriber's
+   * exit; the last one out drops the connection's parked calls. What the
+   * observer throws is logged and swallowed.
+   */
+  subscribe(
+    observerOrNext: Partial<Observer<OutboundMessage>> | ((message: OutboundMessage) => void),
+    connId: ConnId = DEFAULT_CONN_ID,
+    options: ConnectOptions = {},
+  ): Subscription {
+    const principal = this.checkPrincipal(options.principal);
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
+    // A throwing observer is logged, never rethrown by RxJS into the process.
+    const observer = guardedObserver(this.options.logger, 'server.subscribe', observerOrNext);
+    const subscription = outbox(state, this.broadcasts).subscribe(observer);
+    subscription.add(() => this.connections.detach(state));
+    return subscription;
+  }
+
+  /**
+   * Sends a notification to every subscribed connection (filtered by level
+   * and resource subscriptions). A list change or a resources/updated is
+   * also published on the event bus, for the subscriptions/listen streams
+   * (and, on a bus shared by several processes, for the other processes'
+   * listens and legacy connections). Any other notification stays on this
+   * process.
+   */
+  notify(method: string, params?: Record<string, unknown>): void {
+    this.broadcasts.next(notification(method, params));
+    const event = busEventOf(method, params);
+    if (event !== undefined) this.publish(event);
+  }
+
+  /** notifications/resources/updated, to the connections that subscribed `uri` only. */
+  resourceUpdated(uri: string): void {
+    this.notify('notifications/resources/updated', { uri });
+  }
+
+  /**
+   * Whether a caller CHOSE this server's tool authorization. A framework's
+   * fallback (authorizerSource "default", the default) answers false however
+   * strict it is, so the network boot guards still force a decision.
+   */
+  authorizationConfigured(): boolean {
+    return this.options.authorizerSource === 'configured' && this.options.authorizer !== null;
+  }
+
+  /** Whether the read seam has an authorizer at all. */
+  readAuthorizationConfigured(): boolean {
+    return this.options.readAuthorizer !== null;
+  }
+
+  /** Counts of what the server holds: for health checks and leak tests. */
+  stats(): ServerStats {
+    return {
+      inFlight: this.core.admission.inFlight(),
+      parked: this.core.parking.parkedCount(),
+      connections: this.connections.size,
+      capabilityEntries: this.core.capabilities.size,
+      outstandingRequests: this.outstanding.size,
+      pendingClientRequests: this.core.clientRequests.size,
+      resourceSubscriptions: this.connections.subscriptions,
+      listens: this.core.listens.size,
+    };
+  }
+
+  /**
+   * Fills serverInfo's `name` and `version` where the options left them to
+   * rxmcp's own defaults (the CLI passes the served module's package.json
+   * name and version); a value the options gave is kept.
+   */
+  setServerInfoDefaults(info: { readonly name?: string; readonly version?: string }): void {
+    if (this.defaultedInfo.name && typeof info.name === 'string' && info.name !== '') this.options.name = info.name;
+    if (this.defaultedInfo.version && typeof info.version === 'string' && info.version !== '') this.options.serverVersion = info.version;
+  }
+
+  get scheduler() {
+    return this.options.scheduler;
+  }
+
+  get logger() {
+    return this.options.logger;
+  }
+
+  /**
+   * For a transport about to end, on its own initiative, a connection it can
+   * still write to (stdio `close()`, a WebSocket the server closes): each of
+   * the connection's open subscriptions/listen streams ends with
+   * `notifications/cancelled` naming it (and `reason`), pushed to the
+   * connection now, and gets no reply. A connection already gone needs
+   * nothing: its streams end when it is unsubscribed.
+   */
+  cancelListens(connId: ConnId, reason: string): void {
+    this.core.listens.cancelConnection(connId, reason);
+  }
+
+  /**
+   * Stops listening to the registry and ends every subscriptions/listen
+   * stream with its graceful result (new ones are refused); connections are
+   * ended by their own subscribers.
+   */
+  close(): void {
+    this.core.listens.shutdown();
+    this.lifetime.unsubscribe();
+    for (const ref of [...this.outstanding.keys()]) this.cancel(ref);
+  }
+
+  /**
+   * A bus shared by several processes (one with subscribeRemote) delivers the
+   * four events other processes published; they go to this process's legacy
+   * connections as the notification a local notify would have sent. The
+   * bus keeps this process's own publishes out of it, so each reaches a
+   * connection once: local ones through notify, remote ones through here.
+   */
+  private hearRemoteEvents(): Subscription {
+    const bus = this.options.eventBus;
+    if (typeof bus.subscribeRemote !== 'function') return Subscription.EMPTY;
+    try {
+      const unsubscribe = bus.subscribeRemote((event: unknown) => {
+        if (!isBusEvent(event)) return;
+        const { method, params } = notificationOfBusEvent(event);
+        this.broadcasts.next(notification(method, params));
+      });
+      return new Subscription(() => {
+        try {
+          if (typeof unsubscribe === 'function') unsubscribe();
+        } catch (err) {
+          logSafely(this.options.logger, 'error', { err }, 'the event bus threw on unsubscribe');
+        }
+      });
+    } catch (err) {
+      logSafely(this.options.logger, 'error', { err }, 'the event bus threw on subscribeRemote: legacy connections hear this process only');
+      return Subscription.EMPTY;
+    }
+  }
+
+  /** A bus that throws must not take the publisher (a registry change, a caller of notify) with it. */
+  private publish(event: BusEvent): void {
+    try {
+      this.options.eventBus.publish(event);
+    } catch (err) {
+      logSafely(this.options.logger, 'error', { err, event: event.type }, 'the event bus threw on publish');
+    }
+  }
+
+  /**
+   * A connection's exit (until close): its advertised capabilities, listen
+   * streams and approval tickets go. Tickets held by a connection (stdio,
+   * WebSocket, memory) cannot be redeemed once it is gone; HTTP holders are
+   * peers. A ledger that can drop synchronously (the in-memory one) is asked
+   * so, without an Observable per exit.
+   */
+  private connectionGone(state: ConnectionState): void {
+    if (this.lifetime.closed) return;
+    const { connId } = state;
+    this.core.capabilities.delete(connId);
+    this.core.listens.dropConnection(connId);
+    const ledger = this.core.approvals.ledger;
+    if (ledger.dropHolderNow !== undefined) ledger.dropHolderNow(connId);
+    else ledger.dropHolder(connId).subscribe();
+  }
+
+  /**
+   * Where a direct caller's message comes from: the connection's transport,
+   * peer and principal, unless the caller names a principal for this message
+   * (then it is also the fairness key).
+   */
+  private directOrigin(connId: ConnId, mode: Origin['mode'], given: Principal | undefined): Origin {
+    const explicit = this.checkPrincipal(given);
+    const state = this.connections.get(connId);
+    const transport = state?.transport ?? this.options.transport;
+    if (explicit !== undefined) return { connId, transport, peer: `principal:${explicit.key}`, principal: explicit, mode };
+    return { connId, transport, peer: state?.peer ?? connId, ...withPrincipal(state?.principal), mode };
+  }
+
+  /** Only a principal makePrincipal made (frozen, its key matching its identity) enters the pipeline. */
+  private checkPrincipal(principal: Principal | undefined): Principal | undefined {
+    if (principal === undefined || this.checkedPrincipals.has(principal)) return principal;
+    if (!isPrincipal(principal)) throw new TypeError('principal must be a Principal made by makePrincipal');
+    this.checkedPrincipals.add(principal);
+    return principal;
+  }
+}
+
+/** The fairness key: the principal's when there is one, so it outranks the peer's address. */
+function fairnessKey(peer: string | undefined, principal: Principal | undefined): string | undefined {
+  return principal === undefined ? peer : `principal:${principal.key}`;
+}
+
+function withPrincipal(principal: Principal | undefined): { principal?: Principal } {
+  return principal === undefined ? {} : { principal };
+}
+
+export function createServer(options: ServerOptions = {}): McpServer {
+  return new McpServer(options);
+}

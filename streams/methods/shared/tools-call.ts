@@ -1,0 +1,142 @@
+/**
+ * tools/call, in the contract's order:
+ * 1. the sensitive backstop (no authorizer + sensitive tool: deny), then the
+ *    tool's `requiredScopes` when the call has a principal (deny
+ *    `insufficient_scope:<scopes>`; on HTTP the edge answered 403 before);
+ * 2. in a worker, the tool authorizer, and on allow the handler itself;
+ * 3. an unknown tool is -32601 unless `unknownToolReply` names it (-32602
+ *    on the modern wire, modern/encode.ts);
+ * 4. the handler's outcome as a CallToolResult, through the server's
+ *    middleware when it has any (see through-middleware.ts).
+ * An ask parks the call on a legacy request (see ask-user.ts), and an
+ * approved call runs in a fresh worker under the same bounds; on a modern
+ * request see modern/input-needed.ts.
+ */
+import { of, type Observable } from 'rxjs';
+import type { Verdict } from '../../../lib/authorizers.js';
+import { DENY_DETAIL } from '../../../lib/deny-details.js';
+import { callbackFailedToolResult, errorToolResult, invalidParams, toolDenied, toolNotFound } from '../../../lib/errors.js';
+import { insufficientScopeDetail, scopesAllow } from '../../../lib/auth/target-scopes.js';
+import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
+import { isSensitiveTool } from '../../../lib/tool-def.js';
+import type { CallToolResult } from '../../../lib/tool-result.js';
+import { authorize } from '../../authorize.js';
+import { authorizationContext } from '../../call-context.js';
+import { reportAuthorizerFault, reportFailure } from '../../worker-scope.js';
+import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
+import { WorkerSource, type WorkerOutcome } from '../../worker.js';
+import type { Admission } from '../../state/admission.js';
+import type { ConnId } from '../../../lib/context.js';
+import type { DeadlineQueue } from '../../../lib/deadline-queue.js';
+import type { ToolDef } from '../../../lib/tool-def.js';
+import type { LazyAbort } from '../../lazy-abort.js';
+import { isLater, thenEventual, type Eventual } from '../../eventual.js';
+import { askUser } from '../legacy/ask-user.js';
+import { runTool, toolResponse } from '../../run-tool.js';
+import type { StagedResponse } from '../../through-middleware.js';
+import { askOverModern, inputNeededReply } from '../../modern/input-needed.js';
+import { replayReady, replayReply } from '../../modern/replay.js';
+
+/** The authorizer's answer when it was not a plain allow for a known tool: what to do instead of running it. */
+class Refusal {
+  constructor(readonly verdict: Verdict) {}
+}
+
+function unknownTool(core: ServerCore, scope: RequestScope, name: string): JsonRpcResponse {
+  let text: unknown;
+  try {
+    text = core.options.unknownToolReply?.(name);
+  } catch (err) {
+    // It runs outside any worker: a throw would leave the call unanswered and end the connection.
+    core.options.logger.error({ connId: scope.connId, tool: name, err }, 'unknownToolReply threw');
+  }
+  return typeof text === 'string' ? resultResponse(scope.id, errorToolResult(text)) : toolNotFound(scope.id, name);
+}
+
+type ToolAnswer = CallToolResult | StagedResponse | Refusal;
+
+/**
+ * One tools/call's worker: the tool authorizer, then the handler, then the
+ * reply. A class, not a body and a reply closure over a shared context plus
+ * an options object: 1000 calls may wait at once, each holding this.
+ */
+class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
+  constructor(
+    private readonly core: ServerCore,
+    private readonly scope: RequestScope,
+    private readonly name: string,
+    private readonly args: Record<string, unknown>,
+    private readonly tool: ToolDef | undefined,
+  ) {
+    super();
+  }
+
+  get admission(): Admission {
+    return this.core.admission;
+  }
+
+  get connId(): ConnId {
+    return this.scope.connId;
+  }
+
+  get peer(): string {
+    return this.scope.peer;
+  }
+
+  get deadlines(): DeadlineQueue {
+    return this.core.deadlines;
+  }
+
+  work(abort: LazyAbort): Eventual<ToolAnswer> {
+    const verdict = authorize(this.core.options.authorizer, this.name, this.args, authorizationContext(this.scope));
+    // A verdict here now (a synchronous authorizer) needs no closure to wait for it.
+    if (!isLater(verdict)) return this.afterVerdict(verdict, abort);
+    return thenEventual(verdict, (last): Eventual<ToolAnswer> => this.afterVerdict(last, abort));
+  }
+
+  private afterVerdict(verdict: Verdict, abort: LazyAbort): Eventual<ToolAnswer> {
+    const { core, scope, tool } = this;
+    return verdict.kind !== 'allow' || tool === undefined || !replayReady(core, scope) ? new Refusal(verdict) : runTool(core, scope, tool, this.args, abort);
+  }
+
+  reply(outcome: WorkerOutcome<ToolAnswer>): JsonRpcResponse | Observable<JsonRpcResponse | null> {
+    const { core, scope, tool, name } = this;
+    // A handler's unanswered input call ends the round, whatever it did after; a refused
+    // requestState (replayReady false, the handler never ran) is the fixed -32602 (modern/replay.ts).
+    const round = replayReply(scope);
+    if (round !== undefined) return round;
+    if (!outcome.ok) {
+      const needed = inputNeededReply(core, scope, outcome.error);
+      if (needed !== undefined) return needed;
+      reportFailure(core, scope, outcome);
+      return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
+    }
+    if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
+    const verdict = outcome.value.verdict;
+    reportAuthorizerFault(core, scope, verdict);
+    if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
+    if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
+    // A legacy client is asked with elicitation/create; a modern one cannot be sent a request.
+    return (scope.era === 'modern' ? askOverModern : askUser)(core, scope, tool, this.args, verdict.prompt);
+  }
+}
+
+export const callTool: MethodHandler = (core, scope) => {
+  const params = scope.params;
+  if (params === undefined) return of(invalidParams(scope.id, 'tools/call requires params'));
+  const name = params.name;
+  if (typeof name !== 'string') return of(invalidParams(scope.id, 'tools/call requires a string name'));
+  const rawArgs = params.arguments ?? {};
+  if (!isPlainObject(rawArgs)) return of(invalidParams(scope.id, 'tools/call arguments must be an object'));
+  const args = rawArgs;
+  const tool = core.options.registry.tool(name);
+  const authorizer = core.options.authorizer;
+  if (tool !== undefined && authorizer === null && isSensitiveTool(tool)) {
+    return of(resultResponse(scope.id, toolDenied(name, 'deny', DENY_DETAIL.sensitiveToolUnguarded)));
+  }
+  if (tool !== undefined && !scopesAllow(scope.principal, tool.requiredScopes)) {
+    return of(resultResponse(scope.id, toolDenied(name, 'deny', insufficientScopeDetail(tool.requiredScopes!))));
+  }
+
+  return new ToolCall(core, scope, name, args, tool);
+};

@@ -1,0 +1,84 @@
+/**
+ * The state one server owns, handed to every stage. Nothing here is module
+ * level: two servers in one process share nothing.
+ */
+import type { Subject } from 'rxjs';
+import type { Principal } from '../../lib/auth/principal.js';
+import type { ConnId, TransportKind } from '../../lib/context.js';
+import type { ServerEvent } from '../../lib/events.js';
+import type { ResolvedOptions } from '../../lib/options.js';
+import type { JsonRpcId, JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import type { Era, ModernRequest } from '../../lib/protocol/modern.js';
+import type { Observable } from 'rxjs';
+import type { Admission } from './admission.js';
+import type { Cancellations } from './cancellation.js';
+import type { CapabilityTable } from './capability-table.js';
+import type { ClientRequests } from './client-requests.js';
+import type { DeadlineQueue } from '../../lib/deadline-queue.js';
+import type { EraDecision } from '../era-decision.js';
+import type { ListenHub } from './listen-hub.js';
+import type { Connections } from './connections.js';
+import type { ApprovalDeps } from '../mrtr-approval.js';
+import type { ParkingLot } from './parking.js';
+import type { Tracing } from '../tracing.js';
+
+export interface ServerCore {
+  readonly options: ResolvedOptions;
+  readonly admission: Admission;
+  readonly parking: ParkingLot;
+  /** Modern approval tickets and sealed requestState (MRTR); shares its caps with `parking`. */
+  readonly approvals: ApprovalDeps;
+  readonly capabilities: CapabilityTable;
+  readonly clientRequests: ClientRequests;
+  /** Every worker's callback timeout, as one timer. */
+  readonly deadlines: DeadlineQueue;
+  readonly connections: Connections;
+  readonly events: Subject<ServerEvent>;
+  /** The calls a client may cancel with notifications/cancelled. */
+  readonly cancellations: Cancellations;
+  /** Tools already warned about for returning undefined (one warning per tool). */
+  readonly toolsWarnedUndefined: WeakSet<object>;
+  /** The OpenTelemetry tracer source; null when @opentelemetry/api is not installed. */
+  readonly tracing: Tracing | null;
+  /** The open subscriptions/listen streams and their bounds. */
+  readonly listens: ListenHub;
+}
+
+/**
+ * Where a request came from and where its reply goes. In `reply` mode the
+ * reply is the eventual response, however long a parked call takes (connect,
+ * request). In `push` mode a parked call answers `null` at once and its
+ * eventual response is pushed to the connection (handleMessage), so a caller
+ * that waits for each reply stays free to read the elicitation answer.
+ */
+export interface Origin {
+  readonly connId: ConnId;
+  readonly transport: TransportKind;
+  /**
+   * The fairness key of the caller: `principal:<key>` when a principal is
+   * known, else ConnectOptions.peer, else the connection id.
+   */
+  readonly peer: string;
+  /** The verified caller, set by the transport or the embedding application; never read from a message. */
+  readonly principal?: Principal;
+  readonly mode: 'reply' | 'push';
+  /**
+   * How this connection's requests get their era (era-decision.ts), the
+   * legacy initialization phase included; undefined: each request by its own
+   * claim (direct callers).
+   */
+  readonly eraDecision?: EraDecision;
+}
+
+export interface RequestScope extends Origin {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  /** The era this request is served under, decided before any method runs (see lib/protocol/modern.ts). */
+  readonly era: Era;
+  /** The modern request's validated envelope; present exactly when `era` is 'modern'. */
+  readonly modern?: ModernRequest;
+}
+
+/** A method emits exactly one reply, or `null` where the contract answers none (a parked call in push mode). */
+export type MethodHandler = (core: ServerCore, scope: RequestScope) => Observable<JsonRpcResponse | null>;
