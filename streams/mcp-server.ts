@@ -30,6 +30,7 @@ import { ParkingLot } from './state/parking.js';
 import { approvalCounts, approvalDeps } from './state/approval-setup.js';
 import { createTracing } from './tracing.js';
 import type { Origin, ServerCore } from './state/server-core.js';
+import { ownerKey } from '../lib/auth/owner-key.js';
 import { isPrincipal, type Principal } from '../lib/auth/principal.js';
 import { DEFAULT_CONN_ID, type ConnId, type TransportKind } from '../lib/context.js';
 import { CallerGoneError, ConfigError } from '../lib/errors.js';
@@ -55,8 +56,9 @@ export interface ConnectOptions {
    * Who is calling, as verified by the transport's authenticator (or vouched
    * for by the embedding application, which is trusted like `connId`). It
    * reaches every authorizer and handler context, and it replaces `peer` as
-   * the fairness key (`principal:<key>`): one principal over many
-   * connections or addresses holds one share. Must come from makePrincipal.
+   * the fairness key (`principal:<key>`, by the one rule of
+   * lib/auth/owner-key.ts): one principal over many connections or
+   * addresses holds one share. Must come from makePrincipal.
    */
   readonly principal?: Principal;
   /**
@@ -206,7 +208,7 @@ export class McpServer {
       throw new ConfigError('era', `era must be one of ${ERA_POLICIES.join(', ')}`);
     }
     return new Observable<OutboundMessage>((subscriber) => {
-      const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
+      const state = this.connections.attach(connId, options.transport ?? this.options.transport, ownerKey(principal, options.peer, connId), principal);
       const origin: Origin = {
         connId,
         transport: state.transport,
@@ -247,7 +249,7 @@ export class McpServer {
    */
   serveOne(connId: ConnId, message: unknown, options: ConnectOptions, deliver: (message: OutboundMessage) => void, read?: ReadEnvelope): () => void {
     const principal = this.checkPrincipal(options.principal);
-    const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport, ownerKey(principal, options.peer, connId), principal);
     const eraDecision = perMessageEraWith(read);
     const { peer, transport } = state;
     const origin: Origin =
@@ -377,7 +379,7 @@ export class McpServer {
     options: ConnectOptions = {},
   ): Subscription {
     const principal = this.checkPrincipal(options.principal);
-    const state = this.connections.attach(connId, options.transport ?? this.options.transport, fairnessKey(options.peer, principal), principal);
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport, ownerKey(principal, options.peer, connId), principal);
     // A throwing observer is logged, never rethrown by RxJS into the process.
     const observer = guardedObserver(this.options.logger, 'server.subscribe', observerOrNext);
     const subscription = outbox(state, this.broadcasts).subscribe(observer);
@@ -537,7 +539,7 @@ export class McpServer {
     const explicit = this.checkPrincipal(given);
     const state = this.connections.get(connId);
     const transport = state?.transport ?? this.options.transport;
-    if (explicit !== undefined) return { connId, transport, peer: `principal:${explicit.key}`, principal: explicit, mode };
+    if (explicit !== undefined) return { connId, transport, peer: ownerKey(explicit, undefined, connId), principal: explicit, mode };
     return { connId, transport, peer: state?.peer ?? connId, ...withPrincipal(state?.principal), mode };
   }
 
@@ -548,11 +550,6 @@ export class McpServer {
     this.checkedPrincipals.add(principal);
     return principal;
   }
-}
-
-/** The fairness key: the principal's when there is one, so it outranks the peer's address. */
-function fairnessKey(peer: string | undefined, principal: Principal | undefined): string | undefined {
-  return principal === undefined ? peer : `principal:${principal.key}`;
 }
 
 function withPrincipal(principal: Principal | undefined): { principal?: Principal } {

@@ -35,7 +35,7 @@ export class ConnectionState {
   constructor(
     readonly connId: ConnId,
     readonly transport: TransportKind,
-    /** The fairness key of the remote peer (see ConnectOptions.peer); the connection id when none was given. */
+    /** The connection's owner key, its fairness key (lib/auth/owner-key.ts): its principal's, else its peer's, else the connection id. */
     readonly peer: string,
     /** The verified caller of this connection, fixed by the first attach that had one. */
     readonly principal: Principal | undefined,

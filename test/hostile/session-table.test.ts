@@ -10,69 +10,27 @@
  * every peer can come from 127.0.0.1.
  */
 import { describe, expect, test } from 'vitest';
-import { closedAfterEach, initializeMessage, postJson, SseReader, virtualClock, eventually } from '../http/helpers.js';
+import { closedAfterEach, initializeMessage, postJson, virtualClock, eventually } from '../http/helpers.js';
+import { evictionLog, initializeOnly, openLegacyStream, openStream, ping, session, type ClientHeaders } from '../http/session-clients.js';
 import type { ServeHttpOptions } from '../../transports/index.js';
 
 const PEER_HEADER = 'x-forwarded-for';
 
 const { serve, track } = closedAfterEach();
 
-interface Evicted {
-  sessionId: string;
-  peer: string;
-  forPeer: string;
-  reason: string;
-  used: boolean;
-  busy: boolean;
-}
-
 async function serveWithLog(httpOptions: ServeHttpOptions, scheduler?: ReturnType<typeof virtualClock>['scheduler']) {
-  const evictions: Evicted[] = [];
-  const logger = {
-    debug() {},
-    info() {},
-    error() {},
-    warn: (obj: unknown, msg?: string) => {
-      if (msg === 'HTTP session evicted to make room for a new one') evictions.push(obj as Evicted);
-    },
-  };
+  const { logger, evictions } = evictionLog();
   const served = await serve({ logger, ...(scheduler === undefined ? {} : { scheduler }) }, { trustedProxyHeader: PEER_HEADER, ...httpOptions });
   return { served, evictions };
 }
 
-function from(peer: string, headers: Record<string, string> = {}): Record<string, string> {
-  return { [PEER_HEADER]: peer, ...headers };
+/** The headers of a client the trusted proxy says is `peer`. */
+function from(peer: string): ClientHeaders {
+  return { [PEER_HEADER]: peer };
 }
 
-/** An initialize POST only (never followed by notifications/initialized): the cheap attack. */
-async function initializeOnly(url: string, peer: string): Promise<{ status: number; sessionId: string | null }> {
-  const response = await postJson(url, initializeMessage(1), from(peer));
-  await response.body?.cancel();
-  return { status: response.status, sessionId: response.headers.get('mcp-session-id') };
-}
-
-/** A well-behaved client: initialize, then notifications/initialized. */
-async function session(url: string, peer: string): Promise<string> {
-  const init = await initializeOnly(url, peer);
-  if (init.status !== 200 || init.sessionId === null) throw new Error(`initialize from ${peer} answered ${init.status}`);
-  const initialized = await postJson(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, from(peer, { 'mcp-session-id': init.sessionId }));
-  await initialized.body?.cancel();
-  return init.sessionId;
-}
-
-/** Opens the session's standalone GET stream (holding it busy) and reads its first frame. */
-async function openStream(url: string, peer: string, sessionId: string): Promise<SseReader> {
-  const reader = new SseReader(await fetch(url, { headers: from(peer, { accept: 'text/event-stream', 'mcp-session-id': sessionId }) }));
-  track(reader);
-  await reader.next();
-  return reader;
-}
-
-async function ping(url: string, sessionId: string, peer = 'any'): Promise<number> {
-  const response = await postJson(url, { jsonrpc: '2.0', id: 7, method: 'ping' }, from(peer, { 'mcp-session-id': sessionId }));
-  await response.body?.cancel();
-  return response.status;
-}
+/** Any client: the one pinging a session need not be its opener. */
+const anyone = from('any');
 
 describe('one peer cannot hold the session table', () => {
   test('an initialize flood from one peer stays within its share; a client from another peer still gets a session', async () => {
@@ -80,38 +38,38 @@ describe('one peer cannot hold the session table', () => {
     const attack: string[] = [];
     // Bounded: ten times the table.
     for (let i = 0; i < 80; i += 1) {
-      const init = await initializeOnly(s.url, '203.0.113.66');
+      const init = await initializeOnly(s.url, from('203.0.113.66'));
       expect(init.status).toBe(200);
       attack.push(init.sessionId!);
     }
     expect(s.http.handler.stats().sessions).toBe(4); // the default share: half the table
-    const victim = await session(s.url, '198.51.100.7');
-    expect(await ping(s.url, victim)).toBe(200);
+    const victim = await session(s.url, from('198.51.100.7'));
+    expect(await ping(s.url, victim, anyone)).toBe(200);
     // The flood only ever gave up its own sessions, oldest first.
     expect(evictions.length).toBe(80 - 4);
     expect(evictions.every((e) => e.peer === 'addr:203.0.113.66' && e.reason === 'peer-share')).toBe(true);
-    expect(await ping(s.url, attack[0]!)).toBe(404);
-    expect(await ping(s.url, attack[79]!)).toBe(200);
+    expect(await ping(s.url, attack[0]!, anyone)).toBe(404);
+    expect(await ping(s.url, attack[79]!, anyone)).toBe(200);
     expect(s.server.stats().connections).toBe(s.http.handler.stats().sessions);
   });
 
   test('a full table of many peers: a newcomer takes the place of a session of the peer holding the most, never-used first, then the idlest', async () => {
     const clock = virtualClock();
     const { served: s, evictions } = await serveWithLog({ maxSessions: 4, maxSessionsPerPeer: 3 }, clock.scheduler);
-    const a1 = await session(s.url, 'a');
+    const a1 = await session(s.url, from('a'));
     clock.advance(10);
-    const b1 = await session(s.url, 'b');
+    const b1 = await session(s.url, from('b'));
     clock.advance(10);
-    const a2 = await session(s.url, 'a');
+    const a2 = await session(s.url, from('a'));
     clock.advance(10);
-    const a3 = (await initializeOnly(s.url, 'a')).sessionId!; // never used after initialize: goes first although newest
-    const c1 = await session(s.url, 'c');
+    const a3 = (await initializeOnly(s.url, from('a'))).sessionId!; // never used after initialize: goes first although newest
+    const c1 = await session(s.url, from('c'));
     expect(evictions.map((e) => [e.sessionId, e.reason, e.used])).toEqual([[a3, 'table-full', false]]);
     clock.advance(10);
-    const c2 = await session(s.url, 'c'); // c holds 1, a holds 2: a's idlest goes
+    const c2 = await session(s.url, from('c')); // c holds 1, a holds 2: a's idlest goes
     expect(evictions[1]).toMatchObject({ sessionId: a1, peer: 'addr:a', forPeer: 'addr:c', used: true });
     for (const [id, status] of [[a1, 404], [a3, 404], [a2, 200], [b1, 200], [c1, 200], [c2, 200]] as const) {
-      expect(await ping(s.url, id)).toBe(status);
+      expect(await ping(s.url, id, anyone)).toBe(status);
     }
     expect(s.server.stats().connections).toBe(4);
   });
@@ -119,50 +77,44 @@ describe('one peer cannot hold the session table', () => {
   test('busy sessions (a request in flight or an open stream) go last', async () => {
     const clock = virtualClock();
     const { served: s, evictions } = await serveWithLog({ maxSessions: 3, maxSessionsPerPeer: 2 }, clock.scheduler);
-    const busy = await session(s.url, 'a');
-    await openStream(s.url, 'a', busy);
+    const busy = await session(s.url, from('a'));
+    await openStream(s.url, busy, from('a'), track);
     clock.advance(10);
-    const idle = await session(s.url, 'a');
-    const b1 = await session(s.url, 'b');
-    await session(s.url, 'c'); // a holds the most: its idle session goes, though the busy one is idle longer
+    const idle = await session(s.url, from('a'));
+    const b1 = await session(s.url, from('b'));
+    await session(s.url, from('c')); // a holds the most: its idle session goes, though the busy one is idle longer
     expect(evictions.map((e) => e.sessionId)).toEqual([idle]);
     // a ties for the most and its one session is busy: its new session has nowhere to come from.
-    expect((await initializeOnly(s.url, 'a')).status).toBe(503);
-    await session(s.url, 'd'); // a, b and c hold one each: an idle one goes before a's busy one
+    expect((await initializeOnly(s.url, from('a'))).status).toBe(503);
+    await session(s.url, from('d')); // a, b and c hold one each: an idle one goes before a's busy one
     expect(evictions[1]).toMatchObject({ sessionId: b1, busy: false });
-    expect(await ping(s.url, busy)).toBe(200);
+    expect(await ping(s.url, busy, anyone)).toBe(200);
   });
 
   test('sessions kept busy cannot hold the table: the peer holding the most gives up a busy one, which ends cleanly', async () => {
     const { served: s, evictions } = await serveWithLog({ maxSessions: 3, maxSessionsPerPeer: 2 });
-    const busy = [await session(s.url, 'a'), await session(s.url, 'a')];
-    const streams = [await openStream(s.url, 'a', busy[0]!), await openStream(s.url, 'a', busy[1]!)];
-    const idle = await session(s.url, 'b');
-    const newcomer = await session(s.url, 'c');
+    const busy = [await session(s.url, from('a')), await session(s.url, from('a'))];
+    const streams = [await openStream(s.url, busy[0]!, from('a'), track), await openStream(s.url, busy[1]!, from('a'), track)];
+    const idle = await session(s.url, from('b'));
+    const newcomer = await session(s.url, from('c'));
     expect(evictions).toHaveLength(1);
     expect(evictions[0]).toMatchObject({ peer: 'addr:a', forPeer: 'addr:c', busy: true, reason: 'table-full' });
     const gone = busy.indexOf(evictions[0]!.sessionId);
     expect(gone).toBeGreaterThanOrEqual(0);
     // Ended cleanly: its stream ends, its server connection is gone, later requests are 404; nobody else is touched.
     expect(await streams[gone]!.untilEnd()).toBe(true);
-    expect(await ping(s.url, busy[gone]!)).toBe(404);
-    for (const id of [busy[1 - gone]!, idle, newcomer]) expect(await ping(s.url, id)).toBe(200);
+    expect(await ping(s.url, busy[gone]!, anyone)).toBe(404);
+    for (const id of [busy[1 - gone]!, idle, newcomer]) expect(await ping(s.url, id, anyone)).toBe(200);
     expect(s.server.stats().connections).toBe(3);
   });
 
   test('a peer at its share with every session busy gets a 503; others still get sessions', async () => {
     const { served: s } = await serveWithLog({ maxSessions: 8, maxSessionsPerPeer: 2 });
-    for (let i = 0; i < 2; i += 1) {
-      const legacy = await fetch(`${s.base}/sse`, { headers: from('a', { accept: 'text/event-stream' }) });
-      expect(legacy.status).toBe(200);
-      const reader = new SseReader(legacy);
-      track(reader);
-      await reader.next();
-    }
+    for (let i = 0; i < 2; i += 1) expect((await openLegacyStream(s.base, from('a'), track)).status).toBe(200);
     const refused = await postJson(s.url, initializeMessage(1), from('a'));
     expect(refused.status).toBe(503);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/share of 2 sessions, all in use/);
-    expect(await ping(s.url, await session(s.url, 'b'))).toBe(200);
+    expect(await ping(s.url, await session(s.url, from('b')), anyone)).toBe(200);
   });
 });
 
@@ -180,7 +132,7 @@ describe('sloppy clients', () => {
       }
       const id = response.headers.get('mcp-session-id')!;
       if (i % 10 === 0) continue; // abandoned without a DELETE
-      expect(await ping(served.url, id)).toBe(200);
+      expect(await ping(served.url, id, anyone)).toBe(200);
       const del = await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': id } });
       expect(del.status).toBe(204);
     }

@@ -17,6 +17,7 @@
  * before anything is delivered.
  */
 import { Subject, type Subscription } from 'rxjs';
+import { ownerKey } from '../../lib/auth/owner-key.js';
 import type { Principal } from '../../lib/auth/principal.js';
 import { guardedObserver } from '../../lib/guarded.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
@@ -41,7 +42,7 @@ export class LegacySseSession {
   constructor(
     readonly id: string,
     private readonly server: McpServer,
-    /** The remote peer of the GET that opened the stream (the session's fairness key). */
+    /** The remote peer of the GET that opened the stream (with the principal, the server makes the connection's owner key of it). */
     private readonly peer: string,
     /** The principal of that GET: the session's owner. */
     readonly principal: Principal | undefined = undefined,
@@ -77,7 +78,8 @@ export class LegacySseSession {
 /** `messagesPath` is where the client is told to POST, as it reaches this handler (a mount path included). */
 export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: RequestHead, res: ResponseSink, principal?: Principal): void {
   const peer = peerOf(req, ctx.options.trustedProxyHeader);
-  const admission = ctx.sessions.admit(peer, () => new LegacySseSession(ctx.mintSessionId('sse'), ctx.server, peer, principal));
+  // Counted against its owner, as every share is: the principal when authenticated, else the peer.
+  const admission = ctx.sessions.admit(ownerKey(principal, peer), () => new LegacySseSession(ctx.mintSessionId('sse'), ctx.server, peer, principal));
   if ('refused' in admission) {
     refuse(res, 503, `Service Unavailable: ${admission.refused}`);
     return;

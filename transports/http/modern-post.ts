@@ -1,9 +1,9 @@
 /**
  * Serving one modern (2026-07-28) POST statelessly: no session is minted,
  * named or held. The request gets a connection of its own to the server for
- * as long as it runs (McpServer.serveOne: per-message era, the HTTP peer as
- * its fairness key, so admission and per-peer fairness count it as any other
- * call), and nothing else.
+ * as long as it runs (McpServer.serveOne: per-message era, its owner key,
+ * the principal's or else the HTTP peer's, as its fairness key, so admission
+ * and per-owner fairness count it as any other call), and nothing else.
  *
  * - The reply is one JSON body: 200, or 400 for -32021 (a capability the
  *   request did not declare), the one handler error the spec puts on HTTP.

@@ -22,7 +22,10 @@ export interface HttpHandlerOptions extends TransportAuthOptions {
   legacySse?: boolean | { ssePath?: string; messagesPath?: string };
   /** Live sessions (both transports together); a full table evicts fairly (see README), then refuses with 503. Default 1024. */
   maxSessions?: number;
-  /** One peer's share of maxSessions; a peer past it makes room from its own sessions only. Default max(floor(maxSessions / 2), 1). */
+  /**
+   * One owner's share of maxSessions (the principal's when authenticated, else the peer's); an owner past it makes room from
+   * its own sessions only. Default max(floor(maxSessions / 2), 1).
+   */
   maxSessionsPerPeer?: number;
   /** A session with no request and no open stream for this long is ended. Default 600 000 ms; `Infinity` turns it off. */
   sessionIdleTimeoutMs?: number;

@@ -7,6 +7,11 @@
  * id is useless without the token). A refreshed token of the same user and
  * client keeps the key, and its principal (new scopes, new expiry) goes
  * beside the message it came with.
+ *
+ * The session table counts the session against the same principal
+ * (ownerKey). Without an authenticator nothing binds a session but its id:
+ * the peer's address counts for fairness only, since it proves nobody (many
+ * clients share one, and one client moves between them).
  */
 import { AuthenticatedMessage } from '../../lib/auth/authenticated.js';
 import type { Principal } from '../../lib/auth/principal.js';

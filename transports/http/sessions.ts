@@ -1,18 +1,24 @@
 /**
  * The session table: every live session of one HTTP handler, both
- * transports, capped at `maxSessions`, each peer at `maxSessionsPerPeer`.
+ * transports, capped at `maxSessions`, each owner at `maxSessionsPerPeer`.
+ * A session's owner is the owner key of the request that opened it
+ * (lib/auth/owner-key.ts, the rule every other share counts by): its
+ * principal when authenticated, else its peer (the address, or a trusted
+ * proxy header). So two principals behind one address hold a share each,
+ * and neither can make room from the other's sessions as if they were its own.
+ * The table only compares keys; the callers make them.
  * A session is idle while nothing holds it open (no request in progress, no
  * open stream); once idle for `idleTimeoutMs`, on the server's scheduler, it
  * is removed and closed. Any request restarts the idle clock. Removing is
  * closing: the session's `close()` ends its connection to the server.
  *
  * A full table makes room instead of refusing (`admit`), fairly:
- * - a peer at its share makes room from its own sessions only, never
- *   another peer's: its least valuable one that nothing holds open goes
+ * - an owner at its share makes room from its own sessions only, never
+ *   another owner's: its least valuable one that nothing holds open goes
  *   (if every one is busy, the new one is refused);
- * - on a full table, a peer holding fewer sessions than the peer holding
- *   the most takes the place of one of that peer's sessions, even a busy
- *   one (so sessions kept busy cannot hold the table); a peer holding the
+ * - on a full table, an owner holding fewer sessions than the owner holding
+ *   the most takes the place of one of that owner's sessions, even a busy
+ *   one (so sessions kept busy cannot hold the table); an owner holding the
  *   most itself gives up one of its own that nothing holds open;
  * - only when neither applies is the new session refused (503).
  * The least valuable session is, in order: one nothing holds open before a
@@ -32,10 +38,16 @@ export interface TableSession {
   close(): void;
 }
 
+/**
+ * What is logged of an eviction. `peer` and `forPeer` hold owner keys: the
+ * address, as always, for an unauthenticated caller, `principal:<key>` for an
+ * authenticated one; the field names stay so what reads the log keeps working.
+ */
 export interface SessionEviction {
   readonly sessionId: string;
+  /** The owner of the evicted session. */
   readonly peer: string;
-  /** The peer whose new session took its place. */
+  /** The owner whose new session took its place. */
   readonly forPeer: string;
   readonly reason: 'peer-share' | 'table-full';
   readonly used: boolean;
@@ -45,6 +57,7 @@ export interface SessionEviction {
 
 export interface SessionTableOptions {
   readonly maxSessions: number;
+  /** One owner's share (the HTTP option keeps its name, `maxSessionsPerPeer`). */
   readonly maxSessionsPerPeer: number;
   readonly idleTimeoutMs: number;
   readonly scheduler: SchedulerLike;
@@ -55,7 +68,7 @@ export type Admission<S> = { readonly session: S } | { readonly refused: string 
 
 interface Entry<S> {
   readonly session: S;
-  readonly peer: string;
+  readonly owner: string;
   /** A request named the session after the one that opened it. */
   used: boolean;
   holds: number;
@@ -67,7 +80,7 @@ interface Entry<S> {
 
 export class SessionTable<S extends TableSession> {
   private readonly entries = new Map<string, Entry<S>>();
-  private readonly byPeer = new Map<string, Set<Entry<S>>>();
+  private readonly byOwner = new Map<string, Set<Entry<S>>>();
 
   constructor(private readonly options: SessionTableOptions) {}
 
@@ -76,29 +89,29 @@ export class SessionTable<S extends TableSession> {
   }
 
   /**
-   * Makes room for one more session of `peer` by the policy above, then
-   * creates and adds it, in one synchronous step; or says why not.
+   * Makes room for one more session of `owner` (an ownerKey) by the policy
+   * above, then creates and adds it, in one synchronous step; or says why not.
    */
-  admit(peer: string, create: () => S): Admission<S> {
-    const own = this.byPeer.get(peer);
+  admit(owner: string, create: () => S): Admission<S> {
+    const own = this.byOwner.get(owner);
     const ownCount = own?.size ?? 0;
     if (ownCount >= this.options.maxSessionsPerPeer) {
       const victim = this.leastValuable(own!, false);
       if (victim === undefined) {
         return { refused: this.full ? this.fullRefusal() : `this client holds its share of ${this.options.maxSessionsPerPeer} sessions, all in use; end one first` };
       }
-      this.evict(victim, peer, 'peer-share');
+      this.evict(victim, owner, 'peer-share');
     } else if (this.full) {
-      const victim = this.fairVictim(peer, ownCount);
+      const victim = this.fairVictim(owner, ownCount);
       if (victim === undefined) return { refused: this.fullRefusal() };
-      this.evict(victim, peer, 'table-full');
+      this.evict(victim, owner, 'table-full');
     }
     const session = create();
-    const entry: Entry<S> = { session, peer, used: false, holds: 0, idleSince: 0, expiry: undefined };
+    const entry: Entry<S> = { session, owner, used: false, holds: 0, idleSince: 0, expiry: undefined };
     this.entries.set(session.id, entry);
-    let peerEntries = this.byPeer.get(peer);
-    if (peerEntries === undefined) this.byPeer.set(peer, (peerEntries = new Set()));
-    peerEntries.add(entry);
+    let ownerEntries = this.byOwner.get(owner);
+    if (ownerEntries === undefined) this.byOwner.set(owner, (ownerEntries = new Set()));
+    ownerEntries.add(entry);
     this.restartIdleClock(entry);
     return { session };
   }
@@ -135,9 +148,9 @@ export class SessionTable<S extends TableSession> {
     const entry = this.entries.get(id);
     if (entry === undefined) return false;
     this.entries.delete(id);
-    const peerEntries = this.byPeer.get(entry.peer)!;
-    peerEntries.delete(entry);
-    if (peerEntries.size === 0) this.byPeer.delete(entry.peer);
+    const ownerEntries = this.byOwner.get(entry.owner)!;
+    ownerEntries.delete(entry);
+    if (ownerEntries.size === 0) this.byOwner.delete(entry.owner);
     entry.expiry?.unsubscribe();
     entry.session.close();
     return true;
@@ -155,15 +168,15 @@ export class SessionTable<S extends TableSession> {
     return `the server holds its maximum of ${this.options.maxSessions} sessions, all in use; try again later`;
   }
 
-  /** On a full table: the least valuable session of the peers holding the most, if they hold more than `peer`; else `peer`'s own idle one. */
-  private fairVictim(peer: string, ownCount: number): Entry<S> | undefined {
+  /** On a full table: the least valuable session of the owners holding the most, if they hold more than `owner`; else `owner`'s own idle one. */
+  private fairVictim(owner: string, ownCount: number): Entry<S> | undefined {
     let most = 0;
-    for (const peerEntries of this.byPeer.values()) most = Math.max(most, peerEntries.size);
-    if (most <= ownCount) return this.leastValuable(this.byPeer.get(peer) ?? [], false);
+    for (const ownerEntries of this.byOwner.values()) most = Math.max(most, ownerEntries.size);
+    if (most <= ownCount) return this.leastValuable(this.byOwner.get(owner) ?? [], false);
     let victim: Entry<S> | undefined;
-    for (const peerEntries of this.byPeer.values()) {
-      if (peerEntries.size !== most) continue;
-      const candidate = this.leastValuable(peerEntries, true);
+    for (const ownerEntries of this.byOwner.values()) {
+      if (ownerEntries.size !== most) continue;
+      const candidate = this.leastValuable(ownerEntries, true);
       if (candidate !== undefined && (victim === undefined || this.rank(candidate, victim) < 0)) victim = candidate;
     }
     return victim;
@@ -185,11 +198,11 @@ export class SessionTable<S extends TableSession> {
     return a.idleSince - b.idleSince;
   }
 
-  private evict(entry: Entry<S>, forPeer: string, reason: SessionEviction['reason']): void {
+  private evict(entry: Entry<S>, forOwner: string, reason: SessionEviction['reason']): void {
     this.options.onEvict?.({
       sessionId: entry.session.id,
-      peer: entry.peer,
-      forPeer,
+      peer: entry.owner,
+      forPeer: forOwner,
       reason,
       used: entry.used,
       busy: entry.holds > 0,

@@ -78,7 +78,7 @@ export interface StreamableSessionDeps {
   readonly maxBacklogMessages: number;
   readonly maxGetStreams: number;
   readonly logger: Logger;
-  /** The remote peer of the request that created the session (the session's fairness key). */
+  /** The remote peer of the request that created the session (with the principal, the server makes the connection's owner key of it). */
   readonly peer: string;
   /** The principal of the request that created the session: its owner (principal-binding.ts). */
   readonly principal?: Principal | undefined;

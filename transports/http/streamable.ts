@@ -22,6 +22,7 @@
  * A request whose target declares scopes the token lacks is a 403 step-up
  * challenge before the response starts (scope-gate.ts).
  */
+import { ownerKey } from '../../lib/auth/owner-key.js';
 import type { Principal } from '../../lib/auth/principal.js';
 import { invalidRequest } from '../../lib/errors.js';
 import { isModernProtocolVersion } from '../../lib/protocol/modern.js';
@@ -78,10 +79,13 @@ function namedSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, pri
   return session;
 }
 
-/** A new session for the request's peer; a full table makes room by its eviction policy, or this is a 503. */
+/**
+ * A new session, counted against its owner (the principal when authenticated, else the peer); a full table
+ * makes room by its eviction policy, or this is a 503.
+ */
 function newSession(ctx: HttpContext, req: RequestHead, res: ResponseSink, principal: Principal | undefined): StreamableSession | undefined {
   const peer = peerOf(req, ctx.options.trustedProxyHeader);
-  const admission = ctx.sessions.admit(peer, () =>
+  const admission = ctx.sessions.admit(ownerKey(principal, peer), () =>
     new StreamableSession(ctx.mintSessionId('mcp'), {
       server: ctx.server,
       store: ctx.options.eventStore,
