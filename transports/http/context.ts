@@ -9,7 +9,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { McpServer } from '../../streams/mcp-server.js';
 import type { BodyResult } from './body.js';
 import type { RequestHead, ResponseSink } from './exchange.js';
-import type { LegacySseSession } from './legacy-sse.js';
+import type { LegacySseSession } from './legacy-sse-session.js';
 import type { ResolvedHttpOptions } from './options.js';
 import type { SessionTable } from './sessions.js';
 import type { SseWriter } from './sse-writer.js';

@@ -16,64 +16,18 @@
  * session (404), and one whose target needs scopes the token lacks is a 403
  * before anything is delivered.
  */
-import { Subject, type Subscription } from 'rxjs';
 import { ownerKey } from '../../lib/auth/owner-key.js';
 import type { Principal } from '../../lib/auth/principal.js';
-import { guardedObserver } from '../../lib/guarded.js';
-import { encodeMessage } from '../../lib/protocol/encode.js';
-import type { McpServer } from '../../streams/mcp-server.js';
 import { peerOf } from '../peer.js';
 import { classifyMessage } from '../../streams/classify-message.js';
 import { sendChallenge } from './authenticate.js';
 import type { HttpContext } from './context.js';
+import { LegacySseSession } from './legacy-sse-session.js';
 import { inboundFor, ownsSession } from './principal-binding.js';
 import { scopeGate } from './scope-gate.js';
 import type { RequestHead, ResponseSink } from './exchange.js';
 import { refuse, sendEmpty } from './responses.js';
-import type { SseWriter } from './sse-writer.js';
 import { withJsonBody } from './with-json-body.js';
-
-export class LegacySseSession {
-  readonly kind = 'legacy';
-  private readonly inbound = new Subject<unknown>();
-  private subscription: Subscription | undefined;
-  private writer: SseWriter | undefined;
-
-  constructor(
-    readonly id: string,
-    private readonly server: McpServer,
-    /** The remote peer of the GET that opened the stream (with the principal, the server makes the connection's owner key of it). */
-    private readonly peer: string,
-    /** The principal of that GET: the session's owner. */
-    readonly principal: Principal | undefined = undefined,
-  ) {}
-
-  /** Opens the stream, announces the POST endpoint, then connects. */
-  start(writer: SseWriter, endpoint: string): void {
-    this.writer = writer;
-    writer.open();
-    writer.event({ event: 'endpoint', data: endpoint });
-    this.subscription = this.server
-      .connect(this.id, this.inbound, { transport: 'sse', peer: this.peer, ...(this.principal === undefined ? {} : { principal: this.principal }) })
-      .subscribe(
-        guardedObserver(this.server.logger, 'legacy SSE', (message) => {
-          const data = encodeMessage(message);
-          if (data !== null) writer.event({ event: 'message', data });
-        }),
-      );
-  }
-
-  accept(message: unknown): void {
-    this.inbound.next(message);
-  }
-
-  close(): void {
-    this.subscription?.unsubscribe();
-    this.subscription = undefined;
-    this.inbound.complete();
-    this.writer?.end();
-  }
-}
 
 /** `messagesPath` is where the client is told to POST, as it reaches this handler (a mount path included). */
 export function openLegacyStream(ctx: HttpContext, messagesPath: string, req: RequestHead, res: ResponseSink, principal?: Principal): void {
