@@ -51,6 +51,11 @@ export class DeadlineQueue {
     this.unlink(entry as Entry);
   }
 
+  /** Forgets every entry and disarms the timer, nothing expiring (its owner is closing). */
+  clear(): void {
+    while (this.head !== null) this.unlink(this.head);
+  }
+
   private arm(deadline: number): void {
     this.wakeup = this.scheduler.schedule(() => this.fire(), Math.max(0, deadline - this.scheduler.now()));
   }

@@ -39,4 +39,6 @@ export const DENY_DETAIL = {
   pendingOnServer: 'too many elicitations pending on this server',
   /** A cluster approval ledger (Redis) could not be reached or answered nonsense: fail closed, the tool does not run. */
   ledgerUnavailable: 'approval store unavailable (try again later)',
+  /** `server.close()` ended the wait for an answer, or came before the ask: a closed server holds no approvals. */
+  serverClosing: 'the server is shutting down',
 } as const;

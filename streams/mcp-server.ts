@@ -99,7 +99,15 @@ export interface PendingRequest {
 
 export interface ServerStats {
   readonly inFlight: number;
+  /** Legacy tools/call requests parked for an elicitation answer. */
   readonly parked: number;
+  /**
+   * Modern (MRTR) approval tickets awaiting their retry in this process's ledger: the
+   * modern counterpart of `parked` (one held by an HTTP peer belongs to no connection, so no
+   * connection's end drops it). 0 with a store shared by several processes (Redis), whose
+   * tickets are the deployment's, not this process's.
+   */
+  readonly approvalTickets: number;
   readonly connections: number;
   readonly capabilityEntries: number;
   readonly outstandingRequests: number;
@@ -425,6 +433,7 @@ export class McpServer {
     return {
       inFlight: this.core.admission.inFlight(),
       parked: this.core.parking.parkedCount(),
+      approvalTickets: this.core.approvals.ledger.outstanding?.() ?? 0,
       connections: this.connections.size,
       capabilityEntries: this.core.capabilities.size,
       outstandingRequests: this.outstanding.size,
@@ -465,14 +474,22 @@ export class McpServer {
   }
 
   /**
-   * Stops listening to the registry and ends every subscriptions/listen
-   * stream with its graceful result (new ones are refused); connections are
-   * ended by their own subscribers.
+   * Ends everything the server holds on its own account, so a process whose
+   * transports are closed has nothing left running: every subscriptions/listen
+   * stream gets its graceful result; every parked call its deny (`the server
+   * is shutting down`), and every approval ticket of this process goes with
+   * its expiry timer (new asks of either era are denied the same; a shared
+   * store keeps its tickets for the other processes); outstanding `request`s
+   * are cancelled; the registry and event-bus listeners stop. Connections are
+   * ended by their own subscribers: a tool still running on one finishes, or
+   * ends with its connection. Idempotent.
    */
   close(): void {
     this.core.listens.shutdown();
     this.lifetime.unsubscribe();
     for (const ref of [...this.outstanding.keys()]) this.cancel(ref);
+    this.core.parking.close();
+    this.core.approvals.ledger.close?.();
   }
 
   /**
@@ -526,8 +543,15 @@ export class McpServer {
     this.core.capabilities.delete(connId);
     this.core.listens.dropConnection(connId);
     const ledger = this.core.approvals.ledger;
-    if (ledger.dropHolderNow !== undefined) ledger.dropHolderNow(connId);
-    else ledger.dropHolder(connId).subscribe();
+    if (ledger.dropHolderNow !== undefined) {
+      ledger.dropHolderNow(connId);
+      return;
+    }
+    // A store's round trip holds a timeout on the scheduler until it answers: close() ends the wait.
+    const drop = ledger.dropHolder(connId).subscribe();
+    if (drop.closed) return;
+    this.lifetime.add(drop);
+    drop.add(() => this.lifetime.remove(drop));
   }
 
   /**

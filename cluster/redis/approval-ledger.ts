@@ -84,6 +84,7 @@ export class RedisApprovalLedger implements ApprovalLedger {
    */
   private readonly holders = new Map<string, number>();
   private readonly maxHolders: number;
+  private closed = false;
 
   constructor(
     private readonly options: RedisApprovalLedgerOptions,
@@ -97,6 +98,8 @@ export class RedisApprovalLedger implements ApprovalLedger {
   }
 
   admit(request: TicketRequest): Observable<TicketAdmission> {
+    // This node's server closed: it asks no new question (a retry may still take its ticket on another node).
+    if (this.closed) return of({ admitted: false, detail: DENY_DETAIL.serverClosing });
     const names = JSON.stringify([request.holder, request.peer]);
     // Kept beside the ticket in Redis, so bounded: no real holder or peer comes near it (transports cap peers at 256).
     if (names.length > MAX_NAMES_LENGTH) return of({ admitted: false, detail: DENY_DETAIL.tooLargeToPark });
@@ -197,6 +200,17 @@ export class RedisApprovalLedger implements ApprovalLedger {
       },
       () => 0,
     );
+  }
+
+  /**
+   * This node's server closing. The tickets stay in Redis: an HTTP ticket's holder is a peer, who
+   * may redeem it on any other node, and each key's PX ends it when nobody does. What goes is
+   * this node's own memory of its holders; no timer is left either, since a script call's
+   * timeout lives only while its caller is subscribed (the server ends those it started itself).
+   */
+  close(): void {
+    this.closed = true;
+    this.holders.clear();
   }
 
   /** One script call: bounded in time, its reply checked, any failure logged and answered by `failed`. */

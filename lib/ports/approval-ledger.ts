@@ -20,6 +20,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { defer, of, type Observable, type SchedulerLike } from 'rxjs';
+import { DENY_DETAIL } from '../deny-details.js';
 import type { ApprovalEvent } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { ApprovalCaps, ApprovalCounts, ApprovalHold } from '../approval-counts.js';
@@ -73,6 +74,17 @@ export interface ApprovalLedger {
   dropHolder(holder: string): Observable<number>;
   /** dropHolder done at once, for a ledger that can (the in-memory one): the server calls it on every connection's exit. */
   dropHolderNow?(holder: string): number;
+  /**
+   * Tickets this process holds (the in-memory ledger); `server.stats()` reports it as
+   * `approvalTickets`. A store shared by several processes leaves it out: its tickets are not this process's.
+   */
+  outstanding?(): number;
+  /**
+   * `server.close()`: end what this process holds for the ledger (its tickets and expiry
+   * timer in memory; for a shared store, its local bookkeeping only, never the shared tickets
+   * another process may redeem), and refuse later admits. Idempotent.
+   */
+  close?(): void;
 }
 
 /** What a server hands the `approvalLedger` option's factory (a cluster store): its caps, clock, events and logger. */
@@ -143,6 +155,7 @@ export class MemoryApprovalLedger implements ApprovalLedger {
   private readonly deadlines: DeadlineQueue;
   private readonly newTicketId: () => string;
   private readonly tagSalt = randomBytes(16);
+  private closed = false;
 
   constructor(private readonly options: MemoryApprovalLedgerOptions) {
     this.deadlines = new DeadlineQueue(options.scheduler, options.ttlMs);
@@ -166,6 +179,8 @@ export class MemoryApprovalLedger implements ApprovalLedger {
   }
 
   admitNow(request: TicketRequest): TicketAdmission {
+    // A closed server's ticket could never be redeemed, and its expiry would hold a timer again.
+    if (this.closed) return { admitted: false, detail: DENY_DETAIL.serverClosing };
     let admitted: TicketEntry | undefined;
     const admission = this.options.counts.admit(request.holder, request.peer, (detail) => {
       if (admitted !== undefined) this.evicted(admitted, detail);
@@ -205,6 +220,20 @@ export class MemoryApprovalLedger implements ApprovalLedger {
       entry.hold.release();
     }
     return entries.length;
+  }
+
+  /**
+   * The server closing: every ticket goes (its slot freed, its retry then told "unknown" and
+   * refused, since admit is), the expiry timer with them, and the tombstones. No event per
+   * ticket: nobody is waiting on one, the question simply ends with the server.
+   */
+  close(): void {
+    this.closed = true;
+    for (const entry of this.tickets.values()) entry.hold.release();
+    this.tickets.clear();
+    this.byHolder.clear();
+    this.tombstones.clear();
+    this.deadlines.clear();
   }
 
   /** Tickets outstanding, of `holder` or in all. */

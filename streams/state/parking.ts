@@ -7,7 +7,8 @@
  * server (`maxParkedElicitationsTotal`).
  *
  * A parked call closes exactly once, as the first of: the owner's answer, the
- * elicitation timeout, or eviction to make room for a newcomer. Every
+ * elicitation timeout, eviction to make room for a newcomer, or the server
+ * closing (`close`). Every
  * close but an approval is a deny: silence is not consent. Unsubscribing
  * (cancel, caller gone, connection gone) drops it with no answer.
  *
@@ -40,8 +41,8 @@ interface ParkedCall {
   /** Its place in the counts it shares with MRTR approval tickets. */
   readonly hold: ApprovalHold;
   readonly answers: Subject<Record<string, unknown>>;
-  /** The deny detail of an eviction. */
-  readonly evictions: Subject<string>;
+  /** The deny detail of a close the lot decides: an eviction, or the server closing. */
+  readonly denials: Subject<string>;
 }
 
 export interface ParkingOptions {
@@ -86,6 +87,7 @@ export class ParkingLot {
   private readonly byOwner = new Map<ConnId, number>();
   private readonly counts: ApprovalCounts;
   private readonly newId: () => string;
+  private closed = false;
 
   constructor(private readonly options: ParkingOptions) {
     this.newId = options.newElicitationId ?? randomElicitationId;
@@ -95,24 +97,30 @@ export class ParkingLot {
   /** Parks a call; emits one verdict. Unsubscribe to drop it with no answer. */
   park(request: ParkRequest): Observable<ElicitationVerdict> {
     return new Observable<ElicitationVerdict>((subscriber) => {
-      const evictions = new Subject<string>();
+      if (this.closed) {
+        // Nobody would be left to hear the answer, and the elicitation timer would outlive the server.
+        subscriber.next(denied(DENY_DETAIL.serverClosing));
+        subscriber.complete();
+        return;
+      }
+      const denials = new Subject<string>();
       let evicted: ParkedCall | undefined;
       const admission = this.counts.admit(request.owner, request.peer, (detail) => {
         // Out of the lot before the deny is heard, as a call answered or timed out would be.
         if (evicted !== undefined) this.unregister(evicted);
-        evictions.next(detail);
+        denials.next(detail);
       });
       if (!admission.admitted) {
         subscriber.next(denied(admission.detail));
         subscriber.complete();
         return;
       }
-      const call = this.register(request, admission.hold, evictions);
+      const call = this.register(request, admission.hold, denials);
       evicted = call;
       const subscription = race(
         call.answers.pipe(take(1), map(readElicitationAnswer)),
         timer(this.options.timeoutMs, this.options.scheduler).pipe(map(() => denied(DETAIL_TIMED_OUT))),
-        call.evictions.pipe(take(1), map(denied)),
+        call.denials.pipe(take(1), map(denied)),
       ).subscribe(subscriber);
       request.push(elicitationRequest(call.elicitationId, request.tool, request.prompt));
       return () => {
@@ -132,18 +140,33 @@ export class ParkingLot {
     return true;
   }
 
+  /**
+   * The server closing: every parked call closes now with the deny `the server is shutting
+   * down` (silence is not consent, and its caller hears why rather than waiting for a reply
+   * that cannot come), its elicitation timer with it; later parks are denied the same at once.
+   * Idempotent.
+   */
+  close(): void {
+    this.closed = true;
+    for (const call of [...this.byId.values()]) {
+      // Out of the lot before the deny is heard, as an evicted call is.
+      this.unregister(call);
+      call.denials.next(DENY_DETAIL.serverClosing);
+    }
+  }
+
   parkedCount(connId?: ConnId): number {
     return connId === undefined ? this.byId.size : (this.byOwner.get(connId) ?? 0);
   }
 
-  private register(request: ParkRequest, hold: ApprovalHold, evictions: Subject<string>): ParkedCall {
+  private register(request: ParkRequest, hold: ApprovalHold, denials: Subject<string>): ParkedCall {
     const call: ParkedCall = {
       elicitationId: this.newId(),
       owner: request.owner,
       tool: request.tool,
       hold,
       answers: new Subject(),
-      evictions,
+      denials,
     };
     this.byId.set(call.elicitationId, call);
     this.byOwner.set(call.owner, this.parkedCount(call.owner) + 1);

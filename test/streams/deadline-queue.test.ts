@@ -51,6 +51,17 @@ describe('DeadlineQueue', () => {
     expect(scheduler.now()).toBe(0);
   });
 
+  test('clear forgets every entry and disarms the timer: nothing expires, nothing stays scheduled', () => {
+    const { scheduler, queue, fired, at, add } = setup();
+    at(0, () => add('a'));
+    at(10, () => add('b'));
+    at(20, () => queue.clear());
+    at(30, () => expect(scheduler.actions).toHaveLength(0));
+    scheduler.flush();
+    expect(fired).toEqual([]);
+    expect(scheduler.now()).toBe(30);
+  });
+
   test('an entry added from an expiry callback is kept', () => {
     const { scheduler, queue, fired, at } = setup(10);
     at(0, () =>
