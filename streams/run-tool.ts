@@ -24,6 +24,7 @@ import { responseOf, StagedResponse, throughMiddleware } from './through-middlew
 import { reportFailure, workerOptions } from './worker-scope.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
 import { worker } from './worker.js';
+import type { HeldAdmission } from './held-admission.js';
 
 /** A ProgressUpdate an Observable handler emits goes out as progress, and is never the result. */
 function progressFilter(ctx: CallContext): (value: unknown) => boolean {
@@ -185,8 +186,19 @@ export function toolResponse(id: JsonRpcId, answer: CallToolResult | StagedRespo
   return answer instanceof StagedResponse ? answer.response : resultResponse(id, answer);
 }
 
-/** Runs an approved tool in its own worker; busy, timeout and crash become isError results. */
-export function runInWorker(core: ServerCore, scope: RequestScope, tool: ToolDef, args: Record<string, unknown>): Observable<JsonRpcResponse> {
+/**
+ * Runs an approved tool in its own worker; busy, timeout and crash become
+ * isError results. With `held` (the admission the approval's own call was
+ * admitted with, see held-admission.ts) it runs under that, asking for no
+ * slot or permit.
+ */
+export function runInWorker(
+  core: ServerCore,
+  scope: RequestScope,
+  tool: ToolDef,
+  args: Record<string, unknown>,
+  held?: HeldAdmission,
+): Observable<JsonRpcResponse> {
   return worker(
     workerOptions(core, scope),
     (abort) => runTool(core, scope, tool, args, abort),
@@ -195,5 +207,6 @@ export function runInWorker(core: ServerCore, scope: RequestScope, tool: ToolDef
       reportFailure(core, scope, outcome);
       return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
     },
+    held,
   );
 }

@@ -10,7 +10,10 @@
  * - a throw or error is `callback_crashed`;
  * - the body's AbortSignal aborts when the worker ends without a value
  *   (timeout, or unsubscription: every kind of cancellation).
- * The slot is released as soon as the outcome is known, before it travels on.
+ * The slot is released as soon as the outcome is known, before it travels on,
+ * unless the reply keeps it (an AdmissionKeeper, held-admission.ts): then
+ * the reply gives it back, or a worker started with it (`heldAdmission`)
+ * runs under it without asking again, and gives it back when it ends.
  *
  * With a PermitPool (admission.permits), a call that got a local slot asks
  * the pool for a permit before its body starts; a refusal is `server_busy`
@@ -24,6 +27,7 @@ import type { CallbackFailure } from '../lib/errors.js';
 import type { PermitAnswer, PermitPool, PermitScope } from '../lib/ports/permits.js';
 import type { Admission } from './state/admission.js';
 import type { DeadlineEntry, DeadlineQueue } from '../lib/deadline-queue.js';
+import { HeldAdmission, type AdmissionKeeper } from './held-admission.js';
 import { DirectSource, type DirectObserver } from './direct-source.js';
 import { isLater, settleEventual, type Eventual } from './eventual.js';
 import { LazyAbort } from './lazy-abort.js';
@@ -66,9 +70,11 @@ function refusal(answer: PermitAnswer | undefined): WorkerOutcome<never> {
  * closures (this runs for every tools/call and read, and 1000 of them may be
  * in flight at once). It is also the subscription's teardown.
  */
-class WorkerRun<T, R> {
+class WorkerRun<T, R> implements AdmissionKeeper {
   protected settled = false;
   private succeeded = false;
+  /** This run still holds its admission: not yet given back, nor kept by its reply. */
+  private holding = true;
   private onward: Subscription | undefined;
   protected reading: { cancel(): void } | undefined;
   protected deadline: DeadlineEntry | undefined;
@@ -114,7 +120,14 @@ class WorkerRun<T, R> {
       this.abort.abort(new CallCancelledError(outcome.reason));
       this.reading?.cancel();
     }
-    this.onward = deliver(this.subscriber, this.options.reply(outcome));
+    let reply: R | Observable<R>;
+    try {
+      // The reply may keep the admission for what it starts next; it is made before anything travels on.
+      reply = this.options.reply(outcome, this);
+    } finally {
+      this.letGo();
+    }
+    this.onward = deliver(this.subscriber, reply);
   }
 
   /** Teardown (RxJS calls it as an Unsubscribable): cancellation of every kind. */
@@ -122,15 +135,38 @@ class WorkerRun<T, R> {
     this.onward?.unsubscribe();
     if (this.settled) return;
     this.end();
+    this.letGo();
     this.reading?.cancel();
     if (!this.succeeded) this.abort.abort(new CallCancelledError('cancelled'));
   }
 
-  /** Gives back the slot and the deadline, exactly once. */
+  /** AdmissionKeeper: only while the reply is being made (settled, not yet given back). */
+  keep(): HeldAdmission {
+    if (!this.settled || !this.holding) throw new Error("a worker's admission can be kept only by its reply, once");
+    this.holding = false;
+    return this.handOver();
+  }
+
+  private letGo(): void {
+    if (!this.holding) return;
+    this.holding = false;
+    this.release();
+  }
+
+  /** The deadline, exactly once (the admission is release's). */
   protected end(): void {
     this.settled = true;
-    this.options.admission.release(this.options.connId, this.options.peer);
     if (this.deadline !== undefined) this.options.deadlines.remove(this.deadline);
+  }
+
+  /** Gives back what admitted this run (once, through letGo, unless the reply kept it). */
+  protected release(): void {
+    this.options.admission.release(this.options.connId, this.options.peer);
+  }
+
+  /** What admitted this run, as the reply's to give back. */
+  protected handOver(): HeldAdmission {
+    return new HeldAdmission(this.options.admission, this.options.connId, this.options.peer, undefined);
   }
 }
 
@@ -139,7 +175,7 @@ class WorkerRun<T, R> {
  * without a pool pays nothing for it: not a field, not a branch per step.
  */
 class PermittedRun<T, R> extends WorkerRun<T, R> {
-  /** The permit's subscription; closing it (in end) releases the permit, granted now or later. */
+  /** The permit's subscription; closing it (in release, or by whoever kept it) releases the permit, granted now or later. */
   private readonly permit = new Subscription();
 
   /** Asks `pool`; the body starts on the grant. The deadline runs from now: a slow pool is part of the call's time. */
@@ -175,9 +211,36 @@ class PermittedRun<T, R> extends WorkerRun<T, R> {
     this.follow(answer);
   }
 
-  protected override end(): void {
-    super.end();
+  protected override release(): void {
+    super.release();
     this.permit.unsubscribe();
+  }
+
+  protected override handOver(): HeldAdmission {
+    return new HeldAdmission(this.options.admission, this.options.connId, this.options.peer, this.permit);
+  }
+}
+
+/**
+ * A worker started under an admission another worker's reply kept (an
+ * approved MRTR run): no slot or permit is asked, and ending gives back the
+ * one it was handed.
+ */
+class HeldRun<T, R> extends WorkerRun<T, R> {
+  constructor(
+    subscriber: DirectObserver<R>,
+    options: WorkerSource<T, R>,
+    private readonly held: HeldAdmission,
+  ) {
+    super(subscriber, options);
+  }
+
+  protected override release(): void {
+    this.held.unsubscribe();
+  }
+
+  protected override handOver(): HeldAdmission {
+    return this.held;
   }
 }
 
@@ -206,8 +269,17 @@ export abstract class WorkerSource<T, R> extends DirectSource<R> implements Work
   /** The callback's work; the signal aborts when the worker ends without a value. */
   abstract work(abort: LazyAbort): Eventual<T>;
 
-  /** The reply the outcome becomes (an Observable one is followed: a parked call). */
-  abstract reply(outcome: WorkerOutcome<T>): R | Observable<R>;
+  /**
+   * The reply the outcome becomes (an Observable one is followed: a parked
+   * call). `admission` is the run's, for a reply that keeps it for what it
+   * starts (see held-admission.ts); absent when no run was admitted.
+   */
+  abstract reply(outcome: WorkerOutcome<T>, admission?: AdmissionKeeper): R | Observable<R>;
+
+  /** An admission kept by an earlier worker's reply, to run under instead of asking for one; none by default. */
+  heldAdmission(): HeldAdmission | undefined {
+    return undefined;
+  }
 
   // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
   _subscribe(subscriber: Subscriber<R>): TeardownLogic {
@@ -225,6 +297,11 @@ export abstract class WorkerSource<T, R> extends DirectSource<R> implements Work
   }
 
   private run(observer: DirectObserver<R>): Unsubscribable | undefined {
+    const held = this.heldAdmission();
+    if (held !== undefined) {
+      // Given back already (its holder was cancelled): nothing admits this run any more.
+      return held.closed ? deliver(observer, this.reply(BUSY)) : this.begin(new HeldRun<T, R>(observer, this, held));
+    }
     if (!this.admission.tryAcquire(this.connId, this.peer)) return deliver(observer, this.reply(BUSY));
     const pool = this.admission.permits;
     if (pool !== undefined) {
@@ -232,7 +309,11 @@ export abstract class WorkerSource<T, R> extends DirectSource<R> implements Work
       permitted.ask(pool);
       return permitted;
     }
-    const run = new WorkerRun<T, R>(observer, this);
+    return this.begin(new WorkerRun<T, R>(observer, this));
+  }
+
+  /** Starts the body of an admitted run. */
+  private begin(run: WorkerRun<T, R>): WorkerRun<T, R> {
     let answer: Eventual<T>;
     try {
       answer = this.work(run.abort);
@@ -251,8 +332,13 @@ class FunctionWorker<T, R> extends WorkerSource<T, R> {
     private readonly options: WorkerOptions,
     private readonly body: (abort: LazyAbort) => Eventual<T>,
     private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+    private readonly held: HeldAdmission | undefined,
   ) {
     super();
+  }
+
+  override heldAdmission(): HeldAdmission | undefined {
+    return this.held;
   }
 
   get admission(): Admission {
@@ -280,10 +366,12 @@ class FunctionWorker<T, R> extends WorkerSource<T, R> {
   }
 }
 
+/** A worker of `body` and `then`; with `held`, it runs under that kept admission instead of asking for one. */
 export function worker<T, R>(
   options: WorkerOptions,
   body: (abort: LazyAbort) => Eventual<T>,
   then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+  held?: HeldAdmission,
 ): Observable<R> {
-  return new FunctionWorker(options, body, then);
+  return new FunctionWorker(options, body, then, held);
 }

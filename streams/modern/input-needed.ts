@@ -13,14 +13,18 @@
  *   path's deny (cannotAskNoElicitation, the question as `prompt`), no
  *   ticket taken either way; else round 1 issues an approval ticket
  *   (`input_required` with the approval form), and the retry redeems it
- *   (mrtr-approval.ts): approved runs the tool once through the usual
- *   admission and worker path, a deny answer is the seed's deny, a bad
- *   requestState the fixed -32602. tools-call.ts re-runs the authorizer on
+ *   (mrtr-approval.ts): approved runs the tool once in a worker, a deny
+ *   answer is the seed's deny, a bad requestState the fixed -32602. The
+ *   retry keeps the admission (slot and permit) its tools/call worker was
+ *   admitted with through the ticket's take and into the approved run
+ *   (held-admission.ts), so a ticket spent always has its run's permit:
+ *   concurrent retries of one ticket cannot take it from the winner
+ *   between the take and the run. tools-call.ts re-runs the authorizer on
  *   every retry, so this runs only while the decision is still an ask. The
  *   approved run does not replay its handler's own input calls (a limit of
  *   this version: they fail the run rather than spend a second approval).
  */
-import { of, switchMap, type Observable } from 'rxjs';
+import { defer, finalize, of, switchMap, type Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { InputNeededError, invalidRequestState, missingClientCapability, toolDenied } from '../../lib/errors.js';
 import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
@@ -28,6 +32,7 @@ import type { ToolDef } from '../../lib/tool-def.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../mrtr-approval.js';
 import { supportsFormElicitation } from '../state/capability-table.js';
 import { runInWorker } from '../run-tool.js';
+import type { AdmissionKeeper, HeldAdmission } from '../held-admission.js';
 import { withoutReplay } from './replay.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
 import { requestOwner } from './request-owner.js';
@@ -45,13 +50,18 @@ export function withoutRetryFields(scope: RequestScope): RequestScope {
   return { ...scope, params };
 }
 
-/** An ASK verdict on a modern tools/call. */
+/**
+ * An ASK verdict on a modern tools/call. `admission` is the call's worker's
+ * (tools-call.ts): a retry keeps it until its step is answered, handing it
+ * to the approved run; the first round holds none while the user decides.
+ */
 export function askOverModern(
   core: ServerCore,
   scope: RequestScope,
   tool: ToolDef,
   args: Record<string, unknown>,
   prompt: string,
+  admission?: AdmissionKeeper,
 ): Observable<JsonRpcResponse | null> {
   if (!supportsFormElicitation(scope.modern?.clientCapabilities.elicitation)) {
     // The same deny legacy's ask-user.ts answers a connection without elicitation.
@@ -64,11 +74,13 @@ export function askOverModern(
   }
   const ask: ApprovalAsk = { method: 'tools/call', target: tool.name, arguments: args, holder: requestOwner(scope), peer: scope.peer, prompt };
   const requestState = scope.params?.requestState;
-  const step$ =
-    requestState === undefined
-      ? issueApproval(core.approvals, ask)
-      : redeemApproval(core.approvals, { ...ask, requestState, inputResponses: scope.params?.inputResponses });
-  return step$.pipe(switchMap((step) => answerStep(core, scope, tool, args, prompt, step)));
+  if (requestState === undefined) return issueApproval(core.approvals, ask).pipe(switchMap((step) => answerStep(core, scope, tool, args, step)));
+  // Kept now, while the worker's reply is being made; given back once the answer is out, or the call is
+  // cancelled or fails, unless the approved run took it on and gave it back first (it is given back once).
+  const held = admission?.keep();
+  const retry = { ...ask, requestState, inputResponses: scope.params?.inputResponses };
+  const answered$ = defer(() => redeemApproval(core.approvals, retry)).pipe(switchMap((step) => answerStep(core, scope, tool, args, step, held)));
+  return held === undefined ? answered$ : answered$.pipe(finalize(() => held.unsubscribe()));
 }
 
 function answerStep(
@@ -76,15 +88,16 @@ function answerStep(
   scope: RequestScope,
   tool: ToolDef,
   args: Record<string, unknown>,
-  prompt: string,
   step: ApprovalStep,
+  held?: HeldAdmission,
 ): Observable<JsonRpcResponse | null> {
   switch (step.step) {
     case 'input_required':
       return of(resultResponse(scope.id, step.result));
     case 'approved':
       // One approval, one run: a handler asking for input during it is not resumed (that would need the approval again).
-      return runInWorker(core, withoutReplay(withoutRetryFields(scope)), tool, args);
+      // Under the admission the retry was admitted with: a taken ticket is never refused a permit.
+      return runInWorker(core, withoutReplay(withoutRetryFields(scope)), tool, args, held);
     case 'denied':
       return of(resultResponse(scope.id, toolDenied(tool.name, 'ask', step.detail)));
     case 'invalid':

@@ -26,6 +26,7 @@ import { reportAuthorizerFault, reportFailure } from '../../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
 import { WorkerSource, type WorkerOutcome } from '../../worker.js';
 import type { Admission } from '../../state/admission.js';
+import type { AdmissionKeeper } from '../../held-admission.js';
 import type { ConnId } from '../../../lib/context.js';
 import type { DeadlineQueue } from '../../../lib/deadline-queue.js';
 import type { ToolDef } from '../../../lib/tool-def.js';
@@ -99,7 +100,7 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
     return verdict.kind !== 'allow' || tool === undefined || !replayReady(core, scope) ? new Refusal(verdict) : runTool(core, scope, tool, this.args, abort);
   }
 
-  reply(outcome: WorkerOutcome<ToolAnswer>): JsonRpcResponse | Observable<JsonRpcResponse | null> {
+  reply(outcome: WorkerOutcome<ToolAnswer>, admission?: AdmissionKeeper): JsonRpcResponse | Observable<JsonRpcResponse | null> {
     const { core, scope, tool, name } = this;
     // A handler's unanswered input call ends the round, whatever it did after; a refused
     // requestState (replayReady false, the handler never ran) is the fixed -32602 (modern/replay.ts).
@@ -116,8 +117,10 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
     reportAuthorizerFault(core, scope, verdict);
     if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
     if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
-    // A legacy client is asked with elicitation/create; a modern one cannot be sent a request.
-    return (scope.era === 'modern' ? askOverModern : askUser)(core, scope, tool, this.args, verdict.prompt);
+    // A legacy client is asked with elicitation/create (parked, holding nothing); a modern one cannot be
+    // sent a request: its retry may keep this worker's admission for the run its approval starts.
+    if (scope.era === 'modern') return askOverModern(core, scope, tool, this.args, verdict.prompt, admission);
+    return askUser(core, scope, tool, this.args, verdict.prompt);
   }
 }
 
