@@ -9,7 +9,9 @@
  * `redeemApproval` (the retry): open the requestState for this very request
  * and owner, then read the answer and take the ticket, in that order:
  * - a state failing any check: `invalid` (the fixed -32602), the reason to
- *   `report` only; authentic but expired: the "timed out" deny;
+ *   `report` only; authentic but expired: the "timed out" deny (past its
+ *   sealed expiry, plus the ledger's clockSkewMs when the ledger keeps its
+ *   own clock: then the ledger's `expired` decides inside that allowance);
  * - the question changed since the ticket was issued, or the answer is
  *   missing: the same slot is reissued and the question asked again;
  * - an answer: `take` the ticket; only its one winner gets the verdict
@@ -90,6 +92,8 @@ export function redeemApproval(deps: ApprovalDeps, retry: ApprovalRetry): Observ
     retry.requestState,
     { kind: 'rxmcp.approve', method: retry.method, target: retry.target, argumentsDigest: digest, owner: retry.holder },
     deps.scheduler.now(),
+    // A shared ledger's clock decides expiry; the sealed one (another process's clock) is a bound with its skew allowance.
+    deps.ledger.clockSkewMs ?? 0,
   );
   if (!opened.ok) {
     deps.report?.({ type: 'request_state_rejected', method: retry.method, name: retry.target, reason: opened.reason });

@@ -10,9 +10,11 @@
  * bounded); take is atomic; reissue keeps the slot; dropHolder frees a
  * holder's tickets. Time is Redis `TIME` inside the scripts (one clock for
  * every node); a ticket's times are handed back translated to this server's
- * clock, as the ApprovalTicket contract says. Holders and peers are stored
- * as SHA-256 hashes wherever the raw string is not needed; every key has a
- * PX so an abandoned deployment's keys go away.
+ * clock, as the ApprovalTicket contract says, so on another node the sealed
+ * expiry is only a bound, with `clockSkewMs` of allowance, and an expired
+ * ticket answers `expired` for a grace after (ledger-clock.ts). Holders and
+ * peers are stored as SHA-256 hashes wherever the raw string is not needed;
+ * every key has a PX so an abandoned deployment's keys go away.
  *
  * Modern tickets only: legacy parked calls stay per process (a parked call
  * lives with its connection) on the server's own ApprovalCounts.
@@ -38,12 +40,13 @@ import {
 } from '../../lib/ports/approval-ledger.js';
 import { failClosed } from './fail-closed.js';
 import type { ClusterKeys } from './keys.js';
+import { ledgerTail, resolveClockSkewMs } from './ledger-clock.js';
 import { MAX_NAMES_LENGTH, parseAdmitReply, parseDropReply, parseTicketReply, type Times } from './ledger-replies.js';
 import type { RedisLink, RedisReply } from './link.js';
 import type { LuaScript } from './lua-script.js';
 import { LEDGER_ADMIT } from './scripts/ledger-admit.js';
 import { LEDGER_DROP } from './scripts/ledger-drop.js';
-import { LEDGER_KEY_PARTS } from './scripts/ledger-lua.js';
+import { LEDGER_KEY_PARTS, tailArgs } from './scripts/ledger-lua.js';
 import { LEDGER_REISSUE } from './scripts/ledger-reissue.js';
 import { LEDGER_TAKE } from './scripts/ledger-take.js';
 
@@ -54,6 +57,12 @@ export interface RedisApprovalLedgerOptions {
   readonly timeoutMs?: number;
   /** Ticket ids; default 128 random bits. */
   readonly newTicketId?: () => string;
+  /**
+   * How far apart two nodes' clocks may be: a sealed requestState is refused
+   * on a node only this long past its expiry (Redis TIME decides before
+   * that); default DEFAULT_CLOCK_SKEW_MS (5000), 0 to 600000.
+   */
+  readonly clockSkewMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -71,9 +80,11 @@ export function nameHash(kind: 'holder' | 'peer', name: string): string {
 }
 
 export class RedisApprovalLedger implements ApprovalLedger {
+  readonly clockSkewMs: number;
   private readonly keyList: readonly string[];
   private readonly timeoutMs: number;
-  private readonly keepMs: number;
+  /** Every script's last ARGV: the grace, the lapse cap, the keys' lifetime. */
+  private readonly tail: readonly number[];
   private readonly newTicketId: () => string;
   private readonly tagSalt = randomBytes(16);
   /**
@@ -92,7 +103,8 @@ export class RedisApprovalLedger implements ApprovalLedger {
   ) {
     this.keyList = LEDGER_KEY_PARTS.map((part) => options.keys.key('ledger', part));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.keepMs = 2 * setup.ttlMs + 60_000;
+    this.clockSkewMs = resolveClockSkewMs(options.clockSkewMs);
+    this.tail = tailArgs(ledgerTail({ ttlMs: setup.ttlMs, maxTotal: setup.caps.maxTotal, clockSkewMs: this.clockSkewMs, timeoutMs: this.timeoutMs }));
     this.newTicketId = options.newTicketId ?? randomTicketId;
     this.maxHolders = 4 * setup.caps.maxTotal;
   }
@@ -109,7 +121,7 @@ export class RedisApprovalLedger implements ApprovalLedger {
         const ticketId = this.ticketId();
         const { caps, ttlMs } = this.setup;
         const args = [ticketId, nameHash('holder', request.holder), nameHash('peer', request.peer), names];
-        return this.run(LEDGER_ADMIT, [...args, caps.maxPerHolder, caps.maxPerPeer, caps.maxTotal, ttlMs, this.keepMs]).then((reply) => ({
+        return this.run(LEDGER_ADMIT, [...args, caps.maxPerHolder, caps.maxPerPeer, caps.maxTotal, ttlMs]).then((reply) => ({
           ticketId,
           reply: parseAdmitReply(reply),
         }));
@@ -142,6 +154,8 @@ export class RedisApprovalLedger implements ApprovalLedger {
           case 'expired':
             this.report({ type: 'approval_expired', owner: this.ownerTag(reply.hid) });
             return { taken: false, reason: 'expired' };
+          case 'lapsed':
+            return { taken: false, reason: 'expired' };
           case 'evicted':
             return { taken: false, reason: 'evicted', detail: reply.detail };
           default:
@@ -158,7 +172,7 @@ export class RedisApprovalLedger implements ApprovalLedger {
       'reissue',
       () => {
         const fresh = this.ticketId();
-        return this.run(LEDGER_REISSUE, [ticketId, fresh, this.setup.ttlMs, this.keepMs]).then((reply) => ({
+        return this.run(LEDGER_REISSUE, [ticketId, fresh, this.setup.ttlMs]).then((reply) => ({
           fresh,
           reply: parseTicketReply(reply, 'reissued'),
         }));
@@ -173,6 +187,8 @@ export class RedisApprovalLedger implements ApprovalLedger {
           }
           case 'expired':
             this.report({ type: 'approval_expired', owner: this.ownerTag(reply.hid) });
+            return { reissued: false, reason: 'expired' };
+          case 'lapsed':
             return { reissued: false, reason: 'expired' };
           case 'evicted':
             return { reissued: false, reason: 'evicted', detail: reply.detail };
@@ -227,8 +243,9 @@ export class RedisApprovalLedger implements ApprovalLedger {
     );
   }
 
+  /** `args` and the tail every ledger script ends with (scripts/ledger-lua.ts). */
   private run(script: LuaScript, args: ReadonlyArray<string | number>): Promise<RedisReply> {
-    return this.options.link.run(script, this.keyList, args);
+    return this.options.link.run(script, this.keyList, [...args, ...this.tail]);
   }
 
   private ticketId(): string {

@@ -18,7 +18,7 @@ import type { ServerOptions } from '../../lib/options.js';
 import type { EventStore } from '../../lib/ports/event-store.js';
 import type { SessionDirectory } from '../../lib/ports/session-directory.js';
 import type { Logger } from '../../lib/logger.js';
-import { redisApprovalLedger } from './approval-ledger.js';
+import { redisApprovalLedger, type RedisApprovalLedgerOptions } from './approval-ledger.js';
 import { connectRedis, type RedisTarget } from './connect.js';
 import { createRedisEventBus } from './event-bus.js';
 import { loadRequestStateKeys } from './key-ring.js';
@@ -44,6 +44,8 @@ export interface RedisClusterOptions {
    * (which is then neither read nor created); see cluster/redis/key-ring.ts.
    */
   readonly requestStateKeys?: ReadonlyArray<string | Uint8Array>;
+  /** The approval ledger's Redis timeout and allowance for the nodes' clock skew (approval-ledger.ts). */
+  readonly approvalLedger?: Pick<RedisApprovalLedgerOptions, 'timeoutMs' | 'clockSkewMs'>;
   /** Cluster-wide in-flight caps as leased permits (permits.ts); absent: none, each node only has its own bounds. */
   readonly permits?: RedisPermitsOptions;
   /**
@@ -109,7 +111,7 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     serverOptions.eventBus = eventBus;
     serverOptions.requestStateKeys = options.requestStateKeys ?? (await loadRequestStateKeys(link, keys, logger ? { logger } : {}));
     // MRTR approval tickets: issued on one node, redeemed exactly once on any; caps cluster-wide (legacy parking stays per node).
-    serverOptions.approvalLedger = redisApprovalLedger({ link, keys });
+    serverOptions.approvalLedger = redisApprovalLedger({ ...options.approvalLedger, link, keys });
     // In-flight caps cluster-wide as leased permits (opt-in); maxInFlight and its shares stay per node.
     if (options.permits !== undefined) {
       const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits, ...(logger ? { logger } : {}) });

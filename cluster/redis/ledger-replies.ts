@@ -40,6 +40,8 @@ export type TicketReply =
   /** `taken` or `reissued`. */
   | { readonly kind: 'held'; readonly hid: string; readonly holder: string; readonly peer: string; readonly times: Times; readonly gone: readonly string[] }
   | { readonly kind: 'expired'; readonly hid: string; readonly gone: readonly string[] }
+  /** Expired earlier (already reported by the script that purged it) and still within its grace. */
+  | { readonly kind: 'lapsed'; readonly gone: readonly string[] }
   | { readonly kind: 'evicted'; readonly detail: string; readonly gone: readonly string[] }
   | { readonly kind: 'unknown'; readonly gone: readonly string[] }
   | { readonly kind: 'collision'; readonly gone: readonly string[] };
@@ -115,6 +117,8 @@ export function parseTicketReply(reply: RedisReply, heldStatus: 'taken' | 'reiss
       return { kind: 'held', hid: hash(r[1], 'holder'), ...names(r[2]), times: times(r[3], r[4], r[5]), gone: gone(r[6]) };
     case 'expired':
       return { kind: 'expired', hid: hash(r[1], 'holder'), gone: gone(r[2]) };
+    case 'lapsed':
+      return { kind: 'lapsed', gone: gone(r[1]) };
     case 'evicted':
       return { kind: 'evicted', detail: code(r[1]), gone: gone(r[2]) };
     case 'unknown':

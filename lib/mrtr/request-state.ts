@@ -16,7 +16,11 @@
  * size (before any crypto) -> prefix and version -> key id -> AEAD open ->
  * claims shape -> kind -> expiry -> method -> target -> arguments ->
  * audience -> owner. An authentic state past its expiry is told apart
- * (`expired`, with the state), since it earns the "timed out" deny; every
+ * (`expired`, with the state), since it earns the "timed out" deny. The
+ * expiry was set on the sealing process's clock; `open`'s `allowanceMs`
+ * (0: exact, one process, one clock) relaxes it for a state opened on
+ * another process, whose clock may differ, when a shared ledger on a clock of
+ * its own decides the expiry (streams/approval-ledger.ts clockSkewMs). Every
  * other failure earns the one fixed -32602 (lib/errors.ts
  * invalidRequestState), its reason for the logger and events$ only.
  */
@@ -147,8 +151,11 @@ export class RequestStateCodec {
     return token;
   }
 
-  /** Opens `token` as a state for `expected`, at `now` on the server's scheduler. */
-  open(token: unknown, expected: StateBinding, now: number): OpenResult {
+  /**
+   * Opens `token` as a state for `expected`, at `now` on the server's
+   * scheduler; it has expired once `now >= expiresAt + allowanceMs`.
+   */
+  open(token: unknown, expected: StateBinding, now: number, allowanceMs = 0): OpenResult {
     if (typeof token !== 'string') return { ok: false, reason: 'malformed' };
     if (token.length > this.options.maxBytes) return { ok: false, reason: 'oversize' };
     const parts = token.split('.');
@@ -164,7 +171,7 @@ export class RequestStateCodec {
     if (claims === null) return { ok: false, reason: 'bad_claims' };
     if (claims.kind !== expected.kind) return { ok: false, reason: 'wrong_kind' };
     const state = openedState(claims);
-    if (now >= claims.exp) return { ok: false, reason: 'expired', state };
+    if (now >= claims.exp + allowanceMs) return { ok: false, reason: 'expired', state };
     if (claims.m !== expected.method) return { ok: false, reason: 'wrong_method' };
     if (!sameText(claims.t, shortDigest(expected.target))) return { ok: false, reason: 'wrong_target' };
     if (expected.argumentsDigest === null || !sameText(claims.a, expected.argumentsDigest)) return { ok: false, reason: 'wrong_arguments' };

@@ -85,6 +85,18 @@ export interface ApprovalLedger {
    * another process may redeem), and refuse later admits. Idempotent.
    */
   close?(): void;
+  /**
+   * Set by a ledger shared by several processes that keeps time on a clock of
+   * its own (Redis TIME): it decides expiry, and the expiry sealed into a
+   * requestState (on the issuing process's clock) is only a bound, refused
+   * once `clockSkewMs` past on the redeeming process's clock. Such a ledger
+   * must answer `expired`, never `unknown`, for a ticket that expired (or was
+   * evicted and then reached its expiry) for as long as a state sealed for it
+   * can still open on any process, so a late retry is the "timed out" deny
+   * there as on one process. Unset (the in-memory ledger: one process, one
+   * clock): the sealed expiry is exact.
+   */
+  readonly clockSkewMs?: number;
 }
 
 /** What a server hands the `approvalLedger` option's factory (a cluster store): its caps, clock, events and logger. */

@@ -3,7 +3,8 @@
  * ledger for random sequences of admit / take / reissue / dropHolder
  * (differential, seeded), exactly one winner of concurrent takes from three
  * connections, caps that hold under a concurrent flood (read atomically from
- * Redis), expiry on Redis's clock, and the same on a 3-node Redis Cluster.
+ * Redis), expiry on Redis's clock (an expired ticket told `expired` for
+ * the grace), and the same on a 3-node Redis Cluster.
  */
 import { firstValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -193,10 +194,14 @@ describe('caps hold cluster-wide', () => {
 });
 
 describe('expiry on Redis TIME', () => {
-  test('a ticket past its ttl: take says expired, a purge frees its slot, and a late take of a purged one is unknown', async () => {
+  /** No allowance for skew and a 400 ms Redis timeout: an expired ticket is told `expired` for 2 x 400 ms (ledger-clock.ts). */
+  const SHORT_GRACE = { clockSkewMs: 0, timeoutMs: 400 };
+  const GRACE_MS = 800;
+
+  test('a ticket past its ttl: take says expired, a purge frees its slot; a purged one is still expired for the grace, then unknown', async () => {
     const serverId = `expiry-${Date.now()}`;
     const log = new EventLog();
-    const ledger = redisLedgerOn(links[0]!, serverId, { maxPerHolder: 1, maxPerPeer: 2, maxTotal: 2 }, 150, {}, log.report);
+    const ledger = redisLedgerOn(links[0]!, serverId, { maxPerHolder: 1, maxPerPeer: 2, maxTotal: 2 }, 150, SHORT_GRACE, log.report);
     const first = await firstValueFrom(ledger.admit({ holder: 'a', peer: 'p' }));
     const second = await firstValueFrom(ledger.admit({ holder: 'b', peer: 'p' }));
     if (!first.admitted || !second.admitted) throw new Error('not admitted');
@@ -204,16 +209,24 @@ describe('expiry on Redis TIME', () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
     log.drain();
     expect(await firstValueFrom(ledger.take(first.ticket.ticketId))).toEqual({ taken: false, reason: 'expired' });
-    // That take purged the other one too: its slot is free, and it is unknown from now on.
+    // That take purged the other one too: its slot is free, each expiry reported once.
     expect(log.drain().map((e) => e.type)).toEqual(['approval_expired', 'approval_expired']);
     expect((await snapshot(links[0]!, serverId)).total).toBe(0);
-    expect(await firstValueFrom(ledger.reissue(second.ticket.ticketId))).toEqual({ reissued: false, reason: 'unknown' });
+    // A late retry of either, within the grace, is still told expired (so "timed out"), and nothing is reported again.
+    expect(await firstValueFrom(ledger.reissue(second.ticket.ticketId))).toEqual({ reissued: false, reason: 'expired' });
+    expect(await firstValueFrom(ledger.take(first.ticket.ticketId))).toEqual({ taken: false, reason: 'expired' });
+    expect(log.drain()).toEqual([]);
+    const lapsed = clusterKeys(serverId).key('ledger', 'lapsed');
+    expect(await links[0]!.command(lapsed, ['PTTL', lapsed])).toBeGreaterThan(0);
     expect((await firstValueFrom(ledger.admit({ holder: 'a', peer: 'p' }))).admitted).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
+    expect(await firstValueFrom(ledger.reissue(second.ticket.ticketId))).toEqual({ reissued: false, reason: 'unknown' });
+    expect(await firstValueFrom(ledger.take(first.ticket.ticketId))).toEqual({ taken: false, reason: 'unknown' });
   });
 
-  test('a tombstone tells "evicted" until the victim would have expired, then unknown', async () => {
+  test('a tombstone tells "evicted" until the victim would have expired, then expired for the grace, then unknown', async () => {
     const serverId = `tomb-${Date.now()}`;
-    const ledger = redisLedgerOn(links[0]!, serverId, { maxPerHolder: 2, maxPerPeer: 2, maxTotal: 2 }, 200);
+    const ledger = redisLedgerOn(links[0]!, serverId, { maxPerHolder: 2, maxPerPeer: 2, maxTotal: 2 }, 200, SHORT_GRACE);
     const victim = await firstValueFrom(ledger.admit({ holder: 'hog', peer: 'p1' }));
     await firstValueFrom(ledger.admit({ holder: 'hog', peer: 'p1' }));
     const newcomer = await firstValueFrom(ledger.admit({ holder: 'new', peer: 'p2' }));
@@ -222,6 +235,8 @@ describe('expiry on Redis TIME', () => {
     expect(await firstValueFrom(ledger.take(victim.ticket.ticketId))).toEqual(evicted);
     expect(await firstValueFrom(ledger.take(victim.ticket.ticketId))).toEqual(evicted);
     await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await firstValueFrom(ledger.take(victim.ticket.ticketId))).toEqual({ taken: false, reason: 'expired' });
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
     expect(await firstValueFrom(ledger.take(victim.ticket.ticketId))).toEqual({ taken: false, reason: 'unknown' });
   });
 
@@ -233,10 +248,12 @@ describe('expiry on Redis TIME', () => {
     if (!a.admitted) throw new Error('not admitted');
     const keys = (await links[0]!.command('x', ['KEYS', `${clusterKeys(serverId).tag}*`])) as string[];
     expect(keys.length).toBeGreaterThanOrEqual(8);
+    // Two ttls, the default grace (2 x clockSkewMs 5000 + 2 x timeoutMs 5000) and a minute.
+    const keepMs = 2 * 1000 + 20_000 + 60_000;
     for (const key of keys) {
       const ttl = (await links[0]!.command(key, ['PTTL', key])) as number;
       expect(ttl, key).toBeGreaterThan(0);
-      expect(ttl, key).toBeLessThanOrEqual(2 * 1000 + 60_000);
+      expect(ttl, key).toBeLessThanOrEqual(keepMs);
     }
   });
 });

@@ -52,6 +52,7 @@ describe('a failing Redis: deny, log, never throw', () => {
     ['a negative count', () => Promise.resolve(['admitted', 1, 2, 3, -1, '', '', []])],
     ['names that are not a pair of strings', () => Promise.resolve(['taken', HASH, '{"holder":1}', 1, 2, 3, []])],
     ['a bad expired list', () => Promise.resolve(['unknown', 'nope'])],
+    ['a lapse with a bad expired list', () => Promise.resolve(['lapsed', 'nope'])],
   ])('%s', async (_what, reply) => {
     const { admit, take, reissue, errors } = await allOps(reply);
     expect(admit).toEqual({ admitted: false, detail: UNAVAILABLE });
@@ -115,6 +116,15 @@ describe('a failing Redis: deny, log, never throw', () => {
     expect(await firstValueFrom(ledger.admit({ holder: 'conn-2', peer: 'p' }))).toEqual({ admitted: false, detail: UNAVAILABLE });
     expect(errors).toHaveLength(1);
   });
+});
+
+test('a clockSkewMs that is not an integer from 0 to 600000 refuses to start, naming the option', () => {
+  const link = fakeLink(() => Promise.reject(new Error('not reached')));
+  for (const clockSkewMs of [-1, 1.5, 600_001, Number.NaN]) {
+    expect(() => redisLedgerOn(link, 'skew', CAPS, 1000, { clockSkewMs })).toThrow(expect.objectContaining({ name: 'ConfigError', option: 'clockSkewMs' }));
+  }
+  expect(redisLedgerOn(link, 'skew', CAPS, 1000).clockSkewMs).toBe(5000);
+  expect(redisLedgerOn(link, 'skew', CAPS, 1000, { clockSkewMs: 0 }).clockSkewMs).toBe(0);
 });
 
 describe('through a server', () => {

@@ -93,6 +93,16 @@ describe('expiry on the server clock', () => {
     expect(c.open(token, BINDING, 61_001)).toMatchObject({ ok: false, reason: 'expired', state: { ticketId: 'tid-1' } });
   });
 
+  test('with a skew allowance (a shared ledger on its own clock decides): open through exp + allowance - 1, expired from exp + allowance', () => {
+    const c = codec();
+    const token = c.seal(SEAL);
+    expect(c.open(token, BINDING, 61_000, 1500).ok).toBe(true);
+    expect(c.open(token, BINDING, 62_499, 1500).ok).toBe(true);
+    expect(c.open(token, BINDING, 62_500, 1500)).toMatchObject({ ok: false, reason: 'expired', state: { ticketId: 'tid-1', expiresAt: 61_000 } });
+    // No allowance is the exact bound, as without the argument.
+    expect(c.open(token, BINDING, 61_000, 0)).toMatchObject({ ok: false, reason: 'expired' });
+  });
+
   test('expiry is checked before the binding: an expired state for another tool is still only expired', () => {
     const c = codec();
     expect(c.open(c.seal(SEAL), { ...BINDING, target: 'other' }, 61_001)).toMatchObject({ reason: 'expired' });

@@ -10,10 +10,11 @@
  * - the victim is the oldest ticket of the fullest holder of the losing peer
  *   (ties to the oldest), and inside the newcomer's own peer only when that
  *   holder holds more than the newcomer's holder does.
- * The victim leaves a tombstone until its own expiry; tombstones are at most
+ * The victim leaves a tombstone until its own expiry and graceMs after it
+ * (then it answers `lapsed`, ledger-lua.ts); tombstones are at most
  * maxTotal, oldest burial dropped first.
  *
- * ARGV: ticketId, hid, pid, names (JSON), maxPerHolder, maxPerPeer, maxTotal, ttlMs, keepMs.
+ * ARGV: ticketId, hid, pid, names (JSON), maxPerHolder, maxPerPeer, maxTotal, ttlMs, then the tail (ledger-lua.ts).
  * Reply: {'refused', code, gone} | {'admitted', issuedAt, expiresAt, now,
  * outstanding, victimHid, victimCode, gone} | {'collision', gone}; `gone`
  * the hashes of the holders whose tickets expired in the purge.
@@ -24,11 +25,11 @@ import { LEDGER_LUA_PRELUDE } from './ledger-lua.js';
 const BODY = `
 local id, hid, pid, names = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local maxHolder, maxPeer, maxTotal = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local ttl, keep = tonumber(ARGV[8]), tonumber(ARGV[9])
+local ttl = tonumber(ARGV[8])
 local now = now_ms()
 local gone = purge(now)
 
-if redis.call('HEXISTS', TK, id) == 1 or redis.call('HEXISTS', TOMB, id) == 1 then return { 'collision', gone } end
+if taken_id(id) then return { 'collision', gone } end
 
 local function count(hash, field) return tonumber(redis.call('HGET', hash, field)) or 0 end
 
@@ -95,13 +96,13 @@ local victimHid = ''
 if victim then
   victimHid = victim.rec.hid
   remove(victim.id, victim.rec)
-  -- Bury it, keeping at most maxTotal tombstones: drop from the oldest burial while expired or at the bound.
+  -- Bury it, keeping at most maxTotal tombstones: drop from the oldest burial while past its grace or at the bound.
   for _ = 1, maxTotal + 1 do
     local first = redis.call('ZRANGE', TQ, 0, 0)[1]
     if not first then break end
     local raw = redis.call('HGET', TOMB, first)
     local expires = raw and tonumber(string.match(raw, '^(%d+) '))
-    if expires and expires > now and redis.call('HLEN', TOMB) < maxTotal then break end
+    if expires and expires + GRACE > now and redis.call('HLEN', TOMB) < maxTotal then break end
     redis.call('HDEL', TOMB, first)
     redis.call('ZREM', TQ, first)
   end
@@ -116,7 +117,7 @@ redis.call('ZADD', ORD, redis.call('INCR', CTR), id)
 redis.call('ZADD', EXP, expires, id)
 local outstanding = redis.call('HINCRBY', HC, hid, 1)
 redis.call('HINCRBY', PC, pid, 1)
-touch(keep)
+touch()
 return { 'admitted', now, expires, now, outstanding, victimHid, code or '', gone }
 `;
 

@@ -2,7 +2,7 @@
  * ledger-drop: frees every ticket one holder holds (its connection is gone,
  * nobody can redeem them). No tombstones: nobody will ask.
  *
- * ARGV: hid.
+ * ARGV: hid, then the tail (ledger-lua.ts).
  * Reply: {'dropped', count, gone}.
  */
 import { LuaScript } from '../lua-script.js';

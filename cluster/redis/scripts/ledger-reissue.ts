@@ -4,16 +4,16 @@
  * fairness rule) with a fresh expiry. The old id is spent. Misses as in
  * ledger-take.
  *
- * ARGV: ticketId, newTicketId, ttlMs, keepMs.
+ * ARGV: ticketId, newTicketId, ttlMs, then the tail (ledger-lua.ts).
  * Reply: {'reissued', hid, names, issuedAt, expiresAt, now, gone} |
- * {'expired', hid, gone} | {'evicted', code, gone} | {'unknown', gone} | {'collision', gone}.
+ * {'expired', hid, gone} | {'lapsed', gone} | {'evicted', code, gone} | {'unknown', gone} | {'collision', gone}.
  */
 import { LuaScript } from '../lua-script.js';
 import { LEDGER_LUA_PRELUDE } from './ledger-lua.js';
 
 const BODY = `
 local id, fresh = ARGV[1], ARGV[2]
-local ttl, keep = tonumber(ARGV[3]), tonumber(ARGV[4])
+local ttl = tonumber(ARGV[3])
 local now = now_ms()
 local rec = record(id)
 local answer
@@ -21,8 +21,9 @@ if not rec then
   answer = miss(id, now)
 elseif now >= rec.expires then
   remove(id, rec)
+  lapse(id, rec.expires)
   answer = { 'expired', rec.hid }
-elseif redis.call('HEXISTS', TK, fresh) == 1 or redis.call('HEXISTS', TOMB, fresh) == 1 then
+elseif taken_id(fresh) then
   answer = { 'collision' }
 else
   local names = redis.call('HGET', NM, id) or ''
@@ -36,7 +37,7 @@ else
   redis.call('HSET', NM, fresh, names)
   redis.call('ZADD', ORD, sequence or redis.call('INCR', CTR), fresh)
   redis.call('ZADD', EXP, expires, fresh)
-  touch(keep)
+  touch()
   answer = { 'reissued', rec.hid, names, now, expires, now }
 end
 answer[#answer + 1] = purge(now)

@@ -2,12 +2,14 @@
  * ledger-take: removes a ticket and says it was there, atomically, so of any
  * number of takes of one ticket from any nodes exactly one gets `taken`.
  * The ticket asked for is looked at before the purge, so one past its expiry
- * answers `expired` (as the in-memory ledger does until its timer runs);
- * one purged earlier is `unknown`, as is a spent one.
+ * answers `expired` (as the in-memory ledger does until its timer runs) and
+ * leaves its lapse; one purged earlier answers `lapsed` while its lapse lasts
+ * (the expiry was reported by the script that purged it), then `unknown`, as
+ * a spent one does at once.
  *
- * ARGV: ticketId.
+ * ARGV: ticketId, then the tail (ledger-lua.ts).
  * Reply: {'taken', hid, names, issuedAt, expiresAt, now, gone} |
- * {'expired', hid, gone} | {'evicted', code, gone} | {'unknown', gone}.
+ * {'expired', hid, gone} | {'lapsed', gone} | {'evicted', code, gone} | {'unknown', gone}.
  */
 import { LuaScript } from '../lua-script.js';
 import { LEDGER_LUA_PRELUDE } from './ledger-lua.js';
@@ -20,7 +22,12 @@ local names = redis.call('HGET', NM, id)
 local answer
 if rec then
   remove(id, rec)
-  if now >= rec.expires then answer = { 'expired', rec.hid } else answer = { 'taken', rec.hid, names or '', rec.issued, rec.expires, now } end
+  if now >= rec.expires then
+    lapse(id, rec.expires)
+    answer = { 'expired', rec.hid }
+  else
+    answer = { 'taken', rec.hid, names or '', rec.issued, rec.expires, now }
+  end
 else
   answer = miss(id, now)
 end
