@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { APPROVAL_INPUT_KEY } from '../../lib/mrtr/approval-form.js';
-import type { ApprovalLedger, MemoryApprovalLedger } from '../../streams/approval-ledger.js';
+import type { ApprovalLedger, MemoryApprovalLedger } from '../../lib/ports/approval-ledger.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalDeps, type ApprovalStep } from '../../streams/mrtr-approval.js';
 import { approvalSetup, newTestScheduler, type Setup } from './helpers.js';
 
