@@ -18,7 +18,7 @@ import { DENY_DETAIL } from '../../../lib/deny-details.js';
 import { callbackFailed, invalidParams, invalidRequest, readDenied } from '../../../lib/errors.js';
 import type { JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { authorize } from '../../authorize.js';
-import { authorizationContext } from '../../call-context.js';
+import { authorizationContextOf } from '../../principal-shapes.js';
 import { honouredFilter, parseListenFilter, type ListenFilter } from '../../listen-filter.js';
 import { listenStream } from '../../listen.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
@@ -39,7 +39,7 @@ function gatedStream(core: ServerCore, scope: RequestScope, filter: ListenFilter
   if (readAuthorizer === null) return listenStream(core, scope, filter);
   return worker(
     workerOptions(core, scope),
-    () => authorize(readAuthorizer, scope.method, { notifications: filter }, authorizationContext(scope)),
+    () => authorize(readAuthorizer, scope.method, { notifications: filter }, authorizationContextOf(scope)),
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse> => {
       if (!outcome.ok) {
         reportFailure(core, scope, outcome);
