@@ -1,13 +1,16 @@
 /**
  * dispatch: one inbound message to at most one reply.
  *
- * The returned Observable emits exactly once (the reply, or `null` where the
- * contract answers nothing) and completes, or completes without a value when
- * the client cancels the request with notifications/cancelled. Unsubscribing
- * it is cancellation: every worker under it aborts, every parked call under
- * it is dropped, and no late reply can follow.
+ * The returned stream (a ReplyStream: a request's is a RequestReply, a
+ * DirectSource that ConnectionReplies opens without a Subscriber in
+ * between; asObservable makes it an Observable) emits exactly once (the
+ * reply, or `null` where the contract answers nothing; its FirstReply keeps
+ * that) and completes, or completes without a value when the client cancels
+ * the request with notifications/cancelled. Ending it early is
+ * cancellation: every worker under it aborts, every parked call under it is
+ * dropped, and no late reply can follow.
  *
- * It never throws and its Observable never fails: a stage that throws, at
+ * It never throws and its stream never fails: a stage that throws, at
  * once or later, is a server bug contained to its own request, which is
  * answered with an internal error (logged, details never sent), so no input
  * can take a connection, let alone the process, down with it.
@@ -16,6 +19,7 @@ import { of, type Observable } from 'rxjs';
 import { methodNotFound } from '../lib/errors.js';
 import { isJsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from './call-telemetry.js';
+import type { ReplyStream } from './direct-source.js';
 import { classifyMessage } from './classify-message.js';
 import { perMessageEra, type Decided, type DecidedRequest } from './era-decision.js';
 import { ERAS } from './methods/tables.js';
@@ -56,7 +60,7 @@ function requestScope(origin: Origin, request: DecidedRequest): RequestScope {
     : { connId, transport, peer, principal, mode, id, method, params, era, modern };
 }
 
-export function dispatch(core: ServerCore, message: unknown, origin: Origin): Observable<JsonRpcResponse | null> {
+export function dispatch(core: ServerCore, message: unknown, origin: Origin): ReplyStream<JsonRpcResponse | null> {
   let classified: Decided;
   try {
     classified = (origin.eraDecision ?? perMessageEra()).decide(classifyMessage(message));
@@ -73,7 +77,7 @@ export function dispatch(core: ServerCore, message: unknown, origin: Origin): Ob
   }
 }
 
-function route(core: ServerCore, classified: Decided, origin: Origin, message: unknown): Observable<JsonRpcResponse | null> {
+function route(core: ServerCore, classified: Decided, origin: Origin, message: unknown): ReplyStream<JsonRpcResponse | null> {
   switch (classified.kind) {
     case 'invalid':
       return of(classified.reply);

@@ -25,6 +25,7 @@ import { DeadlineQueue } from '../lib/deadline-queue.js';
 import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith, type ReadEnvelope } from './era-decision.js';
 import { ListenHub } from './state/listen-hub.js';
 import { dispatch } from './dispatch.js';
+import { asObservable } from './direct-source.js';
 import { accepts, outbox } from './outbox.js';
 import { ParkingLot } from './state/parking.js';
 import { approvalCounts, approvalDeps } from './state/approval-setup.js';
@@ -304,7 +305,7 @@ export class McpServer {
         reject(new CallerGoneError('the caller was gone before the call started'));
         return;
       }
-      let reply$: Observable<JsonRpcResponse | null | typeof GAVE_UP> = dispatch(this.core, message, origin);
+      let reply$: Observable<JsonRpcResponse | null | typeof GAVE_UP> = asObservable(dispatch(this.core, message, origin));
       const timeoutMs = options.timeoutMs;
       if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
         reply$ = race(reply$, timer(Math.max(0, timeoutMs), this.options.scheduler).pipe(map((): typeof GAVE_UP => GAVE_UP)));
@@ -345,7 +346,7 @@ export class McpServer {
       this.outstanding.delete(ref);
       options.signal?.removeEventListener('abort', onAbort);
     };
-    const subscription = dispatch(this.core, message, origin).subscribe({
+    const subscription = asObservable(dispatch(this.core, message, origin)).subscribe({
       next: (value) => settleReply(value),
       complete: () => {
         done();

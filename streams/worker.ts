@@ -18,13 +18,13 @@
  * exactly as long as the slot: the callback timeout runs from the ask, and
  * every way the worker ends unsubscribes the permit, which releases it.
  */
-import { Observable, Subscription, isObservable, type Subscriber, type TeardownLogic, type Unsubscribable } from 'rxjs';
+import { Subscription, type Observable, type Unsubscribable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
 import type { PermitAnswer, PermitPool, PermitScope } from '../lib/ports/permits.js';
 import type { Admission } from './state/admission.js';
 import type { DeadlineEntry, DeadlineQueue } from '../lib/deadline-queue.js';
-import { DirectSource, type DirectObserver } from './direct-source.js';
+import { DirectSource, isReplyStream, openSource, type DirectObserver, type ReplyStream } from './direct-source.js';
 import { isLater, settleEventual, type Eventual } from './eventual.js';
 import { LazyAbort } from './lazy-abort.js';
 
@@ -69,7 +69,7 @@ function refusal(answer: PermitAnswer | undefined): WorkerOutcome<never> {
 class WorkerRun<T, R> {
   protected settled = false;
   private succeeded = false;
-  private onward: Subscription | undefined;
+  private onward: Unsubscribable | undefined;
   protected reading: { cancel(): void } | undefined;
   protected deadline: DeadlineEntry | undefined;
   readonly abort = new LazyAbort();
@@ -181,21 +181,27 @@ class PermittedRun<T, R> extends WorkerRun<T, R> {
   }
 }
 
-/** Hands the reply on; an Observable reply (a parked call) is followed, and its subscription returned. */
-function deliver<R>(subscriber: DirectObserver<R>, reply: R | Observable<R>): Subscription | undefined {
-  if (isObservable(reply)) return reply.subscribe(subscriber);
+/**
+ * Hands the reply on; a ReplyStream reply (a parked call, a tool an approval
+ * starts) is followed, opened directly when it is a DirectSource, and what
+ * tears it down returned.
+ */
+function deliver<R>(subscriber: DirectObserver<R>, reply: R | ReplyStream<R>): Unsubscribable | undefined {
+  if (isReplyStream(reply)) return openSource(reply as ReplyStream<R>, subscriber);
   subscriber.next(reply);
   subscriber.complete();
   return undefined;
 }
 
 /**
- * The Observable a worker is, and what it needs for the whole call: its
+ * The stream a worker is, and what it needs for the whole call: its
  * bounds (WorkerOptions), its body (`work`) and its reply (`reply`). A
  * stage that starts a worker for every request subclasses it, so a waiting
  * call holds one object for all three instead of closures, their context
  * and an options object. A DirectSource: its FirstReply starts it without
- * an RxJS Subscriber per waiting call (direct-source.ts).
+ * an RxJS Subscriber per waiting call (direct-source.ts); anything else
+ * subscribes it through the interop, once per subscription, each one a
+ * worker of its own.
  */
 export abstract class WorkerSource<T, R> extends DirectSource<R> implements WorkerOptions {
   abstract readonly admission: Admission;
@@ -206,19 +212,14 @@ export abstract class WorkerSource<T, R> extends DirectSource<R> implements Work
   /** The callback's work; the signal aborts when the worker ends without a value. */
   abstract work(abort: LazyAbort): Eventual<T>;
 
-  /** The reply the outcome becomes (an Observable one is followed: a parked call). */
-  abstract reply(outcome: WorkerOutcome<T>): R | Observable<R>;
-
-  // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
-  _subscribe(subscriber: Subscriber<R>): TeardownLogic {
-    return this.run(subscriber);
-  }
+  /** The reply the outcome becomes (a ReplyStream one is followed: a parked call). */
+  abstract reply(outcome: WorkerOutcome<T>): R | ReplyStream<R>;
 
   open(observer: DirectObserver<R>): Unsubscribable | undefined {
     try {
       return this.run(observer);
     } catch (error) {
-      // What Observable._trySubscribe does with a throw while subscribing (a `reply` that throws).
+      // The DirectSource contract: a throw while starting (a `reply` that throws) is an error, as subscribe would make it.
       observer.error(error);
       return undefined;
     }
@@ -250,7 +251,7 @@ class FunctionWorker<T, R> extends WorkerSource<T, R> {
   constructor(
     private readonly options: WorkerOptions,
     private readonly body: (abort: LazyAbort) => Eventual<T>,
-    private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+    private readonly then: (outcome: WorkerOutcome<T>) => R | ReplyStream<R>,
   ) {
     super();
   }
@@ -275,15 +276,16 @@ class FunctionWorker<T, R> extends WorkerSource<T, R> {
     return this.body(abort);
   }
 
-  reply(outcome: WorkerOutcome<T>): R | Observable<R> {
+  reply(outcome: WorkerOutcome<T>): R | ReplyStream<R> {
     return this.then(outcome);
   }
 }
 
+/** A worker as a ReplyStream (a DirectSource): a method handler returns it as it is; hand it elsewhere with asObservable. */
 export function worker<T, R>(
   options: WorkerOptions,
   body: (abort: LazyAbort) => Eventual<T>,
-  then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
-): Observable<R> {
+  then: (outcome: WorkerOutcome<T>) => R | ReplyStream<R>,
+): ReplyStream<R> {
   return new FunctionWorker(options, body, then);
 }

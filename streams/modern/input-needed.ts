@@ -27,6 +27,7 @@ import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc
 import type { ToolDef } from '../../lib/tool-def.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../mrtr-approval.js';
 import { supportsFormElicitation } from '../state/capability-table.js';
+import type { ReplyStream } from '../direct-source.js';
 import { runInWorker } from '../run-tool.js';
 import { withoutReplay } from './replay.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
@@ -78,7 +79,7 @@ function answerStep(
   args: Record<string, unknown>,
   prompt: string,
   step: ApprovalStep,
-): Observable<JsonRpcResponse | null> {
+): ReplyStream<JsonRpcResponse | null> {
   switch (step.step) {
     case 'input_required':
       return of(resultResponse(scope.id, step.result));
