@@ -17,10 +17,11 @@
  * result:   --R-----X-----------U--|    R the call's reply stream, X x's error, U -32601
  * ```
  */
-import type { Observable, OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { methodNotFound } from '../../lib/errors.js';
 import { isJsonRpcId, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from '../call-telemetry.js';
+import type { ReplyStream } from '../direct-source.js';
 import type { DecidedRequest } from '../../lib/protocol/classified.js';
 import { ERAS } from '../methods/tables.js';
 import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
@@ -30,11 +31,11 @@ import type { Origin, ServerCore } from '../state/server-core.js';
 import type { Incoming } from './incoming.js';
 import { perMessage } from './per-message.js';
 
-/** A request's reply stream: one reply (null where the contract answers nothing), or nothing if the client cancels it. */
-export type ReplyStream = Observable<JsonRpcResponse | null>;
-
-/** What route hands on: a reply now, or a request's reply stream. */
-export type Routed = JsonRpcResponse | ReplyStream;
+/**
+ * What route hands on: a reply now, or a request's reply stream (one reply,
+ * null where the contract answers nothing, or nothing if the client cancels it).
+ */
+export type Routed = JsonRpcResponse | ReplyStream<JsonRpcResponse | null>;
 
 function onNotification(core: ServerCore, origin: Origin, method: string, params: Record<string, unknown> | undefined): void {
   // Only an id a request can have names one; anything else (a nested structure, a boolean) is dropped.
