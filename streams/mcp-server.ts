@@ -28,7 +28,7 @@ import { connection } from './connection.js';
 import { Connections, type ConnectionState } from './state/connections.js';
 import { DeadlineQueue } from '../lib/deadline-queue.js';
 import type { EraDecision } from '../lib/protocol/classified.js';
-import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith, type ReadEnvelope } from './stages/decide-era.js';
+import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith } from './stages/decide-era.js';
 import { ListenHub } from './state/listen-hub.js';
 import { accepts, outbox } from './outbox.js';
 import { ParkingLot } from './state/parking.js';
@@ -45,7 +45,7 @@ import { guardedObserver, logSafely } from '../lib/guarded.js';
 import type { ServerEvent } from '../lib/events.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from '../lib/options.js';
 import { notification, type JsonRpcResponse, type OutboundMessage } from '../lib/protocol/jsonrpc.js';
-import type { EraPolicy } from '../lib/protocol/modern.js';
+import type { EraPolicy, ReadEnvelope } from '../lib/protocol/modern.js';
 import type { Registry, RegistryChange } from '../lib/registry.js';
 
 export interface ConnectOptions {

@@ -46,6 +46,12 @@ export interface ModernRequest {
   readonly logLevel?: LogLevel;
 }
 
+/** A modern request's envelope as the transport read it (readEnvelope), with the params object it was read from. */
+export interface ReadEnvelope {
+  readonly params: Record<string, unknown>;
+  readonly envelope: ModernRequest;
+}
+
 /** Whether a request's params make the modern claim (its validity is the envelope's to check). */
 export function hasModernClaim(params: Record<string, unknown> | undefined): boolean {
   const meta = params?._meta;
