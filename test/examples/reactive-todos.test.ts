@@ -28,8 +28,8 @@ function todoServer(): { store: TodoStore; server: McpServer } {
   return { store, server };
 }
 
-const textOf = (result: { content?: unknown }) => (result.content as Array<{ text: string }>)[0]?.text;
-const todosIn = (read: { contents: Array<{ text?: string }> }) => JSON.parse(read.contents[0]!.text!) as Array<{ id: string; text: string; done: boolean }>;
+const textOf = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]?.text;
+const todosIn = (read: unknown) => JSON.parse((read as { contents: Array<{ text: string }> }).contents[0]!.text) as Array<{ id: string; text: string; done: boolean }>;
 
 describe('the reactive todo example, legacy era (SDK 1.32.2)', () => {
   test('a tool that changes the state sends resources/updated, then a read has it; state-derived tools come and go', async () => {
