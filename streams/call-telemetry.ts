@@ -1,7 +1,7 @@
 /**
  * Call telemetry: around one request's reply, a `call_completed` event on
  * events$ and an OpenTelemetry span. Decided when the request is
- * dispatched: with nobody subscribed to events$ and no tracer provider
+ * routed: with nobody subscribed to events$ and no tracer provider
  * registered, the reply Observable is returned untouched and the request
  * pays nothing more. Durations are on the server's scheduler.
  *

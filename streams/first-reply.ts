@@ -4,7 +4,7 @@
  *
  * What a reply needs besides its Observable (where a cancel finds it, how a
  * failure is answered, how its value is shaped) is a ReplySource's, read as
- * methods: dispatch makes one per request (request-reply.ts) instead of a
+ * methods: route makes one per request (request-reply.ts) instead of a
  * recover and a shape closure over the request, an object for its cancel
  * scope, and the Observable.
  */

@@ -1,5 +1,5 @@
 /**
- * RequestReply: a dispatched request's ReplySource (first-reply.ts). One
+ * RequestReply: a routed request's ReplySource (first-reply.ts). One
  * object per request holds what its reply needs: the request (its cancel
  * scope is the connection and the request id), a failure of the pipeline
  * answered as an internal error (pipeline-failure.ts), and its era's

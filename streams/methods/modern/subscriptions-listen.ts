@@ -63,6 +63,6 @@ export const listen: MethodHandler = (core, scope) => {
   if (!parsed.ok) return of(invalidParams(scope.id, parsed.message, parsed.data));
   const stream$ = gatedStream(core, scope, honouredFilter(parsed.filter, MODERN_SERVER_CAPABILITIES, isServed(core)));
   if (scope.mode === 'reply') return stream$;
-  // A pushed reply bypasses dispatch's encode step, so it is encoded here (encoding twice changes nothing).
+  // A pushed reply bypasses route's encode step (request-reply.ts), so it is encoded here (encoding twice changes nothing).
   return pushEventually(core, scope, stream$.pipe(map((reply) => encodeModernReply(core, scope, reply) ?? reply)));
 };
