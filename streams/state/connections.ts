@@ -134,7 +134,7 @@ export class Connections {
   private subscriptionCount = 0;
 
   readonly exits$: Observable<ConnId> = this.exitSubject.asObservable();
-  /** A connection arrived or left (a Subject with no observer costs a connection nothing). */
+  /** A connection arrived or left: told only while someone watches (connections$), so a connection pays nothing otherwise. */
   readonly changes$: Observable<void> = this.changeSubject.asObservable();
 
   /** `onExit`: told of each connection's exit, synchronously, before `exits$` (the server's cleanup, without a subscription). */
@@ -146,7 +146,7 @@ export class Connections {
     if (state === undefined) {
       state = new ConnectionState(connId, transport, peer ?? connId, principal);
       this.live.set(connId, state);
-      this.changeSubject.next();
+      if (this.changeSubject.observed) this.changeSubject.next();
     }
     state.subscribers += 1;
     return state;
@@ -160,7 +160,7 @@ export class Connections {
     this.subscriptionCount -= state.end();
     this.onExit(state);
     this.exitSubject.next(state.connId);
-    this.changeSubject.next();
+    if (this.changeSubject.observed) this.changeSubject.next();
   }
 
   /** The live connections, in the order they arrived. */

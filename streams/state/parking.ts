@@ -192,7 +192,7 @@ export class ParkingLot {
     };
     this.byId.set(call.elicitationId, call);
     this.byOwner.set(call.owner, this.parkedCount(call.owner) + 1);
-    this.changeSubject.next();
+    if (this.changeSubject.observed) this.changeSubject.next();
     return call;
   }
 
@@ -203,6 +203,6 @@ export class ParkingLot {
     const left = this.parkedCount(call.owner) - 1;
     if (left === 0) this.byOwner.delete(call.owner);
     else this.byOwner.set(call.owner, left);
-    this.changeSubject.next();
+    if (this.changeSubject.observed) this.changeSubject.next();
   }
 }
