@@ -32,9 +32,8 @@ import { guardedObserver } from '../lib/guarded.js';
 import { positiveIntegerOption } from '../lib/option-checks.js';
 import type { McpServer } from '../streams/mcp-server.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
-import { decodeJsonLine, encodeJsonLine } from './json-lines.js';
+import { decodeJsonLine, encodeJsonLine, LineSplitter, type LineEvent } from './json-lines.js';
 import { BurstWriter } from './burst-writer.js';
-import { LineSplitter, type LineEvent } from './line-splitter.js';
 import { RepeatedEnvelopeParser } from './repeated-envelope.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;

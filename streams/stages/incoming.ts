@@ -4,8 +4,7 @@
  * it is (classifyEnvelope), under which era (decideEra). One object per
  * message however many stages read it: a message is not copied at each step.
  */
-import type { Decided } from '../era-decision.js';
-import type { Classified } from '../classify-message.js';
+import type { Classified, Decided } from '../../lib/protocol/classified.js';
 import type { Origin } from '../state/server-core.js';
 
 export class Incoming {

@@ -21,7 +21,7 @@ import type { Observable, OperatorFunction } from 'rxjs';
 import { methodNotFound } from '../../lib/errors.js';
 import { isJsonRpcId, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from '../call-telemetry.js';
-import type { DecidedRequest } from '../era-decision.js';
+import type { DecidedRequest } from '../../lib/protocol/classified.js';
 import { ERAS } from '../methods/tables.js';
 import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
 import { RequestReply } from '../request-reply.js';

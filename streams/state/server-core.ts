@@ -15,7 +15,7 @@ import type { Cancellations } from './cancellation.js';
 import type { CapabilityTable } from './capability-table.js';
 import type { ClientRequests } from './client-requests.js';
 import type { DeadlineQueue } from '../../lib/deadline-queue.js';
-import type { EraDecision } from '../era-decision.js';
+import type { EraDecision } from '../../lib/protocol/classified.js';
 import type { ListenHub } from './listen-hub.js';
 import type { Connections } from './connections.js';
 import type { ApprovalDeps } from '../mrtr-approval.js';
@@ -63,7 +63,7 @@ export interface Origin {
   readonly principal?: Principal;
   readonly mode: 'reply' | 'push';
   /**
-   * How this connection's requests get their era (era-decision.ts), the
+   * How this connection's requests get their era (stages/decide-era.ts), the
    * legacy initialization phase included; undefined: each request by its own
    * claim (direct callers).
    */

@@ -1,6 +1,6 @@
 import { map } from 'rxjs';
 import { describe, test } from 'vitest';
-import type { Decided } from '../../streams/era-decision.js';
+import type { Decided } from '../../lib/protocol/classified.js';
 import { classifyEnvelope } from '../../streams/stages/classify-envelope.js';
 import { decideEra } from '../../streams/stages/decide-era.js';
 import type { Incoming } from '../../streams/stages/incoming.js';

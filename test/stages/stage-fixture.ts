@@ -1,7 +1,7 @@
 /** What the stage specs share: a server's core on a virtual clock, an origin, and the messages they feed. */
 import type { SchedulerLike } from 'rxjs';
 import { createServer, Registry, type ServerOptions } from '../../lib/index.js';
-import { eraDecisionFor } from '../../streams/era-decision.js';
+import { eraDecisionFor } from '../../streams/stages/decide-era.js';
 import type { McpServer } from '../../streams/mcp-server.js';
 import type { Origin, ServerCore } from '../../streams/state/server-core.js';
 import { Incoming } from '../../streams/stages/incoming.js';

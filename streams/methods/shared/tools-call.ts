@@ -97,14 +97,17 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
 
   private afterVerdict(verdict: Verdict, abort: LazyAbort): Eventual<ToolAnswer> {
     const { core, scope, tool } = this;
-    return verdict.kind !== 'allow' || tool === undefined || !replayReady(core, scope) ? new Refusal(verdict) : runTool(core, scope, tool, this.args, abort);
+    // Only a modern request can be a replay round (modern/replay.ts): a legacy one skips the lookup.
+    return verdict.kind !== 'allow' || tool === undefined || (scope.era === 'modern' && !replayReady(core, scope))
+      ? new Refusal(verdict)
+      : runTool(core, scope, tool, this.args, abort);
   }
 
   reply(outcome: WorkerOutcome<ToolAnswer>, admission?: AdmissionKeeper): JsonRpcResponse | Observable<JsonRpcResponse | null> {
     const { core, scope, tool, name } = this;
     // A handler's unanswered input call ends the round, whatever it did after; a refused
     // requestState (replayReady false, the handler never ran) is the fixed -32602 (modern/replay.ts).
-    const round = replayReply(scope);
+    const round = scope.era === 'modern' ? replayReply(scope) : undefined;
     if (round !== undefined) return round;
     if (!outcome.ok) {
       const needed = inputNeededReply(core, scope, outcome.error);
