@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The reactive example over stdio: a todo store exposed as MCP tools and an
- * observable resource (todo-mcp.ts). Its state is logged to stderr as it
+ * observable resource (todo-registry.ts). Its state is logged to stderr as it
  * changes, from the same Observables the server reads, plus the server's
  * own `stats$`. Run it: `node dist/examples/reactive/main.js` (stdout is the
  * wire; everything else is on stderr).
@@ -9,7 +9,7 @@
 import { createServer } from '../../lib/index.js';
 import { serveStdio } from '../../transports/index.js';
 import { TodoStore } from './todo-store.js';
-import { todoRegistry } from './todo-mcp.js';
+import { todoRegistry } from './todo-registry.js';
 
 const store = new TodoStore();
 const server = createServer({ registry: todoRegistry(store), name: 'rxmcp-reactive-todos', statsIntervalMs: 5000 });

@@ -1,7 +1,7 @@
 /**
  * The application: a todo list kept the RxJS way, as a BehaviorSubject of
  * immutable state that only actions change (a reducer, as in any Redux-like
- * store). It knows nothing of MCP; todo-mcp.ts exposes it.
+ * store). It knows nothing of MCP; todo-registry.ts exposes it.
  */
 import { BehaviorSubject, type Observable } from 'rxjs';
 

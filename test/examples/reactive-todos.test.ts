@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { TodoStore } from '../../examples/reactive/todo-store.js';
-import { TODOS_URI, todoRegistry } from '../../examples/reactive/todo-mcp.js';
+import { TODOS_URI, todoRegistry } from '../../examples/reactive/todo-registry.js';
 import { createServer, type McpServer } from '../../lib/index.js';
 import { MemoryClientTransport } from '../../transports/index.js';
 

@@ -9,6 +9,7 @@ import { NEVER } from 'rxjs';
 import { describe, expect, test } from 'vitest';
 import { createServer, Registry } from '../../lib/index.js';
 import { silentLogger } from '../../lib/logger.js';
+import { ack, listen, onStream, updated as onListen } from '../listen/harness.js';
 import { connectMarbles, newTestScheduler, readResource, type Msg } from './harness.js';
 
 const URI = 'app://counter';
@@ -35,6 +36,20 @@ describe('an observable resource', () => {
       expectObservable(connectMarbles(server, 'B', NEVER)).toBe('----------');
       // Subscribed once, at registration, and held while registered.
       expectSubscriptions(content$.subscriptions).toBe('^');
+    });
+  });
+
+  test('a modern subscriptions/listen stream naming the URI hears each value, tagged with its subscription', () => {
+    const ts = newTestScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const content$ = hot('---a--b', { a: 'one', b: 'two' });
+      const registry = new Registry().registerResource({ uri: URI, name: 'counter', content$ });
+      const server = createServer({ registry, scheduler: ts });
+      const inbound = hot('-l', { l: listen(9, { resourceSubscriptions: [URI] }) });
+      expectObservable(connectMarbles(server, 'M', inbound).pipe(onStream(9))).toBe('-a-u--u', {
+        a: ack(9, { resourceSubscriptions: [URI] }),
+        u: onListen(9, URI),
+      });
     });
   });
 
