@@ -33,6 +33,7 @@ import { ListenHub } from './state/listen-hub.js';
 import { accepts, outbox } from './outbox.js';
 import { ParkingLot, type ParkedApproval } from './state/parking.js';
 import { approvalCounts, approvalDeps } from './state/approval-setup.js';
+import { originOf } from './principal-shapes.js';
 import { createTracing } from './tracing.js';
 import { statsStream, type ServerStats } from './server-stats.js';
 import { snapshots } from './snapshots.js';
@@ -595,18 +596,7 @@ export class McpServer {
   ): { state: ConnectionState; origin: Origin } {
     const state = this.connections.attach(connId, options.transport ?? this.options.transport, ownerKey(principal, options.peer, connId), principal);
     const { peer, transport } = state;
-    const decision = eraDecision(transport);
-    // Written out, not spread: four shapes, each with its properties present or absent (server-core.ts).
-    const principalOf = state.principal;
-    let origin: Origin;
-    if (principalOf === undefined) {
-      origin = decision === undefined ? { connId, transport, peer, mode: 'reply' } : { connId, transport, peer, mode: 'reply', eraDecision: decision };
-    } else {
-      origin =
-        decision === undefined
-          ? { connId, transport, peer, principal: principalOf, mode: 'reply' }
-          : { connId, transport, peer, principal: principalOf, mode: 'reply', eraDecision: decision };
-    }
+    const origin = originOf(connId, transport, peer, state.principal, 'reply', eraDecision(transport));
     return { state, origin };
   }
 
@@ -624,8 +614,8 @@ export class McpServer {
     const explicit = this.checkPrincipal(given);
     const state = this.connections.get(connId);
     const transport = state?.transport ?? this.options.transport;
-    if (explicit !== undefined) return { connId, transport, peer: ownerKey(explicit, undefined, connId), principal: explicit, mode };
-    return { connId, transport, peer: state?.peer ?? connId, ...withPrincipal(state?.principal), mode };
+    if (explicit !== undefined) return originOf(connId, transport, ownerKey(explicit, undefined, connId), explicit, mode, undefined);
+    return originOf(connId, transport, state?.peer ?? connId, state?.principal, mode, undefined);
   }
 
   /** Only a principal makePrincipal made (frozen, its key matching its identity) enters the pipeline. */
@@ -637,9 +627,6 @@ export class McpServer {
   }
 }
 
-function withPrincipal(principal: Principal | undefined): { principal?: Principal } {
-  return principal === undefined ? {} : { principal };
-}
 
 export function createServer(options: ServerOptions = {}): McpServer {
   return new McpServer(options);

@@ -13,21 +13,11 @@
  */
 import type { OperatorFunction } from 'rxjs';
 import { AuthenticatedMessage } from '../../lib/auth/authenticated.js';
-import type { Principal } from '../../lib/auth/principal.js';
 import { reportPipelineFailure } from '../pipeline-failure.js';
+import { originOf } from '../principal-shapes.js';
 import type { Origin, ServerCore } from '../state/server-core.js';
 import { Incoming } from './incoming.js';
 import { perMessage } from './per-message.js';
-
-/**
- * `origin` under another principal. Written out, not `{ ...origin, principal }`:
- * V8 takes a slow path (about a microsecond) on a spread followed by more
- * properties, and an authenticated transport does this per request.
- */
-function withPrincipalOf(origin: Origin, principal: Principal): Origin {
-  const { connId, transport, peer, mode, eraDecision } = origin;
-  return eraDecision === undefined ? { connId, transport, peer, principal, mode } : { connId, transport, peer, principal, mode, eraDecision };
-}
 
 /** One message's Incoming, or undefined when it is dropped. */
 export function incomingOf(core: ServerCore, origin: Origin, message: unknown): Incoming | undefined {
@@ -36,7 +26,7 @@ export function incomingOf(core: ServerCore, origin: Origin, message: unknown): 
     core.options.logger.error({ connId: origin.connId }, 'a message authenticated as another principal than its connection was dropped');
     return undefined;
   }
-  return new Incoming(message.message, message.principal === origin.principal ? origin : withPrincipalOf(origin, message.principal));
+  return new Incoming(message.message, message.principal === origin.principal ? origin : originOf(origin.connId, origin.transport, origin.peer, message.principal, origin.mode, origin.eraDecision));
 }
 
 export function authenticate(core: ServerCore, origin: Origin): OperatorFunction<unknown, Incoming> {

@@ -25,16 +25,12 @@
  * result ('cancel'): --a------b-------|   C is unsubscribed at the source's end
  * ```
  */
-import { Observable, isObservable, type OperatorFunction, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import type { JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
-import { openSource } from '../direct-source.js';
-import type { ReplyStream, Routed } from './route.js';
+import { isReplyStream, openSource } from '../direct-source.js';
+import type { Routed } from './route.js';
 
 export type OnSourceEnd = 'cancel' | 'drain';
-
-export function isReplyStream(routed: Routed): routed is ReplyStream {
-  return isObservable(routed);
-}
 
 class CallInFlight {
   finished = false;

@@ -17,23 +17,25 @@
  * result:   --R-----X-----------U--|    R the call's reply stream, X x's error, U -32601
  * ```
  */
-import type { Observable, OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { methodNotFound } from '../../lib/errors.js';
 import { isJsonRpcId, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { withCallTelemetry } from '../call-telemetry.js';
+import type { ReplyStream } from '../direct-source.js';
 import type { DecidedRequest } from '../../lib/protocol/classified.js';
 import { ERAS } from '../methods/tables.js';
 import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
+import { scopeOf } from '../principal-shapes.js';
 import { RequestReply } from '../request-reply.js';
-import type { Origin, RequestScope, ServerCore } from '../state/server-core.js';
+import type { Origin, ServerCore } from '../state/server-core.js';
 import type { Incoming } from './incoming.js';
 import { perMessage } from './per-message.js';
 
-/** A request's reply stream: one reply (null where the contract answers nothing), or nothing if the client cancels it. */
-export type ReplyStream = Observable<JsonRpcResponse | null>;
-
-/** What route hands on: a reply now, or a request's reply stream. */
-export type Routed = JsonRpcResponse | ReplyStream;
+/**
+ * What route hands on: a reply now, or a request's reply stream (one reply,
+ * null where the contract answers nothing, or nothing if the client cancels it).
+ */
+export type Routed = JsonRpcResponse | ReplyStream<JsonRpcResponse | null>;
 
 function onNotification(core: ServerCore, origin: Origin, method: string, params: Record<string, unknown> | undefined): void {
   // Only an id a request can have names one; anything else (a nested structure, a boolean) is dropped.
@@ -47,30 +49,11 @@ function isCancellableId(value: unknown): value is string | number {
   return value !== null && isJsonRpcId(value);
 }
 
-/**
- * Written out, not spread: V8 copies a literal with a conditional spread on
- * a slow path. `principal` and `modern` are absent, not undefined, when
- * there is none (the call context and telemetry say "no principal" by
- * absence); four literals keep each scope one of four shapes.
- */
-function requestScope(origin: Origin, request: DecidedRequest): RequestScope {
-  const { connId, transport, peer, principal, mode } = origin;
-  const { id, method, params, era, modern } = request;
-  if (principal === undefined) {
-    return modern === undefined
-      ? { connId, transport, peer, mode, id, method, params, era }
-      : { connId, transport, peer, mode, id, method, params, era, modern };
-  }
-  return modern === undefined
-    ? { connId, transport, peer, principal, mode, id, method, params, era }
-    : { connId, transport, peer, principal, mode, id, method, params, era, modern };
-}
-
 function requestReply(core: ServerCore, origin: Origin, request: DecidedRequest, message: unknown): Routed {
   const era = ERAS[request.era];
   const handler = era.methods.get(request.method);
   if (handler === undefined) return methodNotFound(request.id, request.method);
-  const scope = requestScope(origin, request);
+  const scope = scopeOf(origin, request);
   const reply$ = handler(core, scope);
   const first$ = new RequestReply(reply$, core, scope, era.encode, !era.uncancellable.has(scope.method));
   return withCallTelemetry(core, scope, message, first$);

@@ -1,6 +1,6 @@
-import { isObservable, map, mergeMap, of, type Observable } from 'rxjs';
+import { map, mergeMap, of, type Observable } from 'rxjs';
+import { asObservable, isReplyStream } from '../../streams/direct-source.js';
 import { describe, expect, test } from 'vitest';
-import type { JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { classifyEnvelope } from '../../streams/stages/classify-envelope.js';
 import { decideEra } from '../../streams/stages/decide-era.js';
 import { route, type Routed } from '../../streams/stages/route.js';
@@ -9,7 +9,7 @@ import { call, echoed, incoming, init, stageServer, stdioOrigin } from './stage-
 
 /** A reply now as itself, a reply stream as what it emits (tagged), so one marble shows both. */
 function opened(routed: Routed): Observable<unknown> {
-  return isObservable(routed) ? routed.pipe(map((reply) => ({ streamed: reply }))) : of({ now: routed as JsonRpcResponse });
+  return isReplyStream(routed) ? asObservable(routed).pipe(map((reply) => ({ streamed: reply }))) : of({ now: routed });
 }
 
 describe('route', () => {
