@@ -1,7 +1,7 @@
 export { createServer, McpServer, RequestRef } from '../streams/mcp-server.js';
-export type { ConnectOptions, HandleMessageOptions, PendingRequest, RequestOptions, ServerStats } from '../streams/mcp-server.js';
+export type { ConnectionInfo, ConnectOptions, HandleMessageOptions, ParkedApproval, PendingRequest, RequestOptions, ServerStats } from '../streams/mcp-server.js';
 export { Registry } from './registry.js';
-export type { RegisterOptions, RegisterToolOptions, RegistryChange, RegistryOptions } from './registry.js';
+export type { AnyResourceDef, BindToolsOptions, RegisterOptions, RegisterToolOptions, RegistryChange, RegistryOptions } from './registry.js';
 export { allowAll, allowlist, denyAll } from './authorizers.js';
 export type { AllowlistOptions, Authorizer, Decision } from './authorizers.js';
 export { ConfigError, CallerGoneError, ToolError, ClientCapabilityError, ClientRequestError, InputNeededError, ResourceNotFoundError } from './errors.js';
@@ -32,7 +32,7 @@ export type { ToolArgs, ToolReturn, ToolSchema, ToolStructured, TypedToolOutcome
 export type { InferSchemaInput, InferSchemaOutput, StandardIssue, StandardJsonSchemaConverter, StandardResult, StandardSchemaProps, StandardSchemaV1 } from './standard-schema.js';
 export type { JsonSchemaConverter } from './tool-schemas.js';
 export { isSpecToolName } from './tool-names.js';
-export type { ResourceDef, ResourceTemplateDef, ResourceContents, Completer, CompletionContext } from './resource-def.js';
+export type { ObservableResourceDef, ResourceDef, ResourceTemplateDef, ResourceContents, Completer, CompletionContext } from './resource-def.js';
 export type { PromptDef, PromptArgument, PromptMessage } from './prompt-def.js';
 export type { CallToolResult } from './tool-result.js';
 export type { Logger } from './logger.js';

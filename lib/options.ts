@@ -42,6 +42,8 @@ export interface ServerOptions extends ListenOptions {
   clientRequestTimeoutMs?: number;
   /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
   pageSize?: number;
+  /** How often `server.stats$` samples `stats()` on the scheduler (it emits only what changed); default 1000. */
+  statsIntervalMs?: number;
   maxParkedElicitations?: number;
   /** Calls one peer may have parked at once; default max(maxParkedElicitations, floor(maxParkedElicitationsTotal / 2)). */
   maxParkedElicitationsPerPeer?: number;
@@ -104,6 +106,7 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   elicitationTimeoutMs: number;
   clientRequestTimeoutMs: number;
   pageSize: number;
+  statsIntervalMs: number;
   maxParkedElicitations: number;
   maxParkedElicitationsPerPeer: number;
   maxParkedElicitationsTotal: number;
@@ -134,7 +137,7 @@ export interface ResolvedOptions extends ResolvedListenOptions {
 
 const KNOWN_OPTIONS = new Set<string>([
   'registry', 'name', 'serverVersion', 'instructions', 'maxInFlight', 'maxInFlightPerConnection', 'maxInFlightPerPeer',
-  'callbackTimeoutMs', 'elicitationTimeoutMs', 'clientRequestTimeoutMs', 'pageSize', 'maxParkedElicitations',
+  'callbackTimeoutMs', 'elicitationTimeoutMs', 'clientRequestTimeoutMs', 'pageSize', 'statsIntervalMs', 'maxParkedElicitations',
   'maxParkedElicitationsPerPeer', 'maxParkedElicitationsTotal',
   'maxClientCapabilities', 'maxParkedCallBytes', 'maxSubscriptionsPerConnection', 'maxSubscriptionsTotal',
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
@@ -254,6 +257,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     elicitationTimeoutMs,
     clientRequestTimeoutMs: positiveIntegerOption('clientRequestTimeoutMs', options.clientRequestTimeoutMs, 60_000),
     pageSize: positiveIntegerOption('pageSize', options.pageSize, 100),
+    statsIntervalMs: positiveIntegerOption('statsIntervalMs', options.statsIntervalMs, 1000),
     maxParkedElicitations,
     maxParkedElicitationsPerPeer,
     maxParkedElicitationsTotal,

@@ -8,24 +8,39 @@
  * one, since a session's view re-registers them as it changes. Tool names
  * outside the spec's rule (1-128 of `A-Z a-z 0-9 _ - .`) are warned about,
  * once. Changes are announced on `changes$` so the server can tell clients.
+ *
+ * Tools, resources and prompts may also be bound from an Observable of whole
+ * sets (`bindTools`, `bindResources`, `bindPrompts`: bind-definitions.ts,
+ * keyed-table.ts), so a reactive application's state decides what is
+ * offered. A resource's content may be an Observable (`content$`,
+ * live-content.ts): its values are announced on `updates$`, which every
+ * server given the registry turns into notifications/resources/updated.
  */
-import { Subject, type Observable } from 'rxjs';
+import { Subject, type Observable, type Subscription } from 'rxjs';
 import { checkRequiredScopes } from './auth/scope-tokens.js';
+import { bindDefinitions, type BindTarget } from './bind-definitions.js';
+import { requireFunction, requireName } from './definition-checks.js';
 import { ConfigError } from './errors.js';
-import { isLogger, type Logger } from './logger.js';
+import { logSafely } from './guarded.js';
+import { KeyedTable } from './keyed-table.js';
+import { isLogger, stderrLogger, type Logger } from './logger.js';
 import type { PromptDef } from './prompt-def.js';
+import { preparePrompt, PROMPT_TABLE } from './prompt-table.js';
 import type { ResourceDef, ResourceTemplateDef } from './resource-def.js';
+import { prepareResource, resourceTableSpec, type AnyResourceDef, type ResourceEntry } from './resource-table.js';
 import { toolListing, type ToolDef, type TypedToolDef } from './tool-def.js';
-import { checkHeaderMarks } from './tool-header-marks.js';
+import { prepareTool, toolTableSpec, type ToolEntry } from './tool-table.js';
 import { SchemaCompiler, type JsonSchemaConverter, type ToolSchemas } from './tool-schemas.js';
 import type { ToolResultOf, ToolSchema } from './tool-types.js';
 import { ToolNameWarnings } from './tool-names.js';
 import { compileUriTemplate, type TemplateMatcher } from './uri-template.js';
 
+export type { AnyResourceDef } from './resource-table.js';
+
 export type RegistryChange = 'tools' | 'resources' | 'prompts';
 
 export interface RegistryOptions {
-  /** Where tool-name warnings go; default the logger of the first server given this registry. */
+  /** Where tool-name warnings and refused bindings go; default the logger of the first server given this registry. */
   logger?: Logger;
   /**
    * Converts a Standard Schema whose library cannot convert itself (no
@@ -43,25 +58,14 @@ export interface RegisterToolOptions extends RegisterOptions {
   readonly derived?: boolean;
 }
 
-interface ToolEntry {
-  readonly def: ToolDef;
-  readonly derived: boolean;
-  readonly schemas: ToolSchemas;
+export interface BindToolsOptions {
+  /** The bound tools come and go with a session's view: left out of the boot check, like `registerTool(def, { derived: true })`. Default false. */
+  readonly derived?: boolean;
 }
 
 interface TemplateEntry {
   readonly def: ResourceTemplateDef;
   readonly match: TemplateMatcher;
-}
-
-function requireName(kind: string, value: unknown, field = 'name'): void {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new TypeError(`${kind} needs a non-empty string ${field}`);
-  }
-}
-
-function requireFunction(kind: string, name: string, value: unknown, field: string): void {
-  if (typeof value !== 'function') throw new TypeError(`${kind} ${name} needs a ${field} function`);
 }
 
 function refuseDuplicate(kind: string, key: string, field: string): never {
@@ -83,21 +87,41 @@ function registryOptions(options: RegistryOptions): { logger: Logger | null; toJ
 }
 
 export class Registry {
-  private readonly toolEntries = new Map<string, ToolEntry>();
-  private readonly resourceDefs = new Map<string, ResourceDef>();
-  private readonly templateEntries = new Map<string, TemplateEntry>();
-  private readonly promptDefs = new Map<string, PromptDef>();
   private readonly changeSubject = new Subject<RegistryChange>();
+  private readonly updateSubject = new Subject<string>();
+  private readonly toolTable: KeyedTable<ToolDef, ToolEntry>;
+  private readonly resourceTable: KeyedTable<AnyResourceDef, ResourceEntry>;
+  private readonly templateEntries = new Map<string, TemplateEntry>();
+  private readonly promptTable: KeyedTable<PromptDef, PromptDef>;
   private readonly schemaCompiler: SchemaCompiler;
   private readonly nameWarnings: ToolNameWarnings;
+  private logger: Logger | null;
+  private fallbackLogger: Logger | undefined;
 
   /** One value per change; the server coalesces them into list_changed notifications. */
   readonly changes$: Observable<RegistryChange> = this.changeSubject.asObservable();
 
+  /**
+   * The URI of an observable resource, once per value of its `content$`, once
+   * the value is what a read answers: every server given this registry sends
+   * notifications/resources/updated for it.
+   */
+  readonly updates$: Observable<string> = this.updateSubject.asObservable();
+
   constructor(options: RegistryOptions = {}) {
     const resolved = registryOptions(options);
+    this.logger = resolved.logger;
     this.schemaCompiler = new SchemaCompiler(resolved.toJsonSchema);
     this.nameWarnings = new ToolNameWarnings(resolved.logger);
+    this.toolTable = new KeyedTable(toolTableSpec(this.nameWarnings), () => this.changeSubject.next('tools'));
+    this.resourceTable = new KeyedTable(
+      resourceTableSpec({
+        updated: (uri) => this.updateSubject.next(uri),
+        failed: (uri, err) => logSafely(this.currentLogger(), 'error', { err, uri }, 'the content$ of a resource failed: its reads fail from now on'),
+      }),
+      () => this.changeSubject.next('resources'),
+    );
+    this.promptTable = new KeyedTable(PROMPT_TABLE, () => this.changeSubject.next('prompts'));
   }
 
   /**
@@ -110,105 +134,103 @@ export class Registry {
     const O extends ToolSchema | undefined = undefined,
     const R extends ToolResultOf<O> = ToolResultOf<O>,
   >(def: TypedToolDef<I, O, R>, options: RegisterToolOptions = {}): this {
-    const entry = this.prepareTool(def as ToolDef, options);
-    this.refuseTakenTool(entry, options);
-    this.addTool(entry);
-    this.changeSubject.next('tools');
+    const entry = prepareTool(this.schemaCompiler, def as ToolDef, options.derived === true);
+    this.toolTable.register(entry.def.name, entry, entry.def, options.replace === true);
     return this;
   }
 
   /** Registers every tool or none: a bad or taken one refuses the whole batch. */
   registerTools(defs: Iterable<ToolDef>, options: RegisterToolOptions = {}): this {
-    const entries = [...defs].map((def) => this.prepareTool(def, options));
-    const names = new Set<string>();
-    for (const entry of entries) {
-      if (names.has(entry.def.name)) refuseDuplicate('tool', entry.def.name, 'name');
-      names.add(entry.def.name);
-      this.refuseTakenTool(entry, options);
-    }
-    for (const entry of entries) this.addTool(entry);
-    if (entries.length > 0) this.changeSubject.next('tools');
+    const entries = [...defs].map((def) => prepareTool(this.schemaCompiler, def, options.derived === true));
+    this.toolTable.registerAll(
+      entries.map((entry) => ({ key: entry.def.name, entry, given: entry.def })),
+      options.replace === true,
+    );
     return this;
+  }
+
+  /**
+   * Binds tools to an Observable of whole sets: each value is the full current
+   * set, applied by difference (a name that left is unregistered, a new one
+   * registered, a changed definition replaces the old one in its place), with
+   * list_changed (coalesced as for any change) only when what clients see
+   * changed. A name belongs to one holder: a set naming one registered by a
+   * call or held by another binding is refused whole (a ConfigError thrown
+   * from here for a value the source gives synchronously, logged after).
+   * Completing keeps the last set; unsubscribing the returned Subscription
+   * removes what it bound; the source failing removes it too. See
+   * lib/bind-definitions.ts.
+   */
+  bindTools(defs$: Observable<Iterable<ToolDef>>, options: BindToolsOptions = {}): Subscription {
+    const derived = options.derived === true;
+    return bindDefinitions('bindTools', defs$, this.bindTarget(this.toolTable, (def) => prepareTool(this.schemaCompiler, def, derived)));
   }
 
   /** Gives a registry with no logger of its own a place to warn (createServer does, with its logger). */
   adoptLogger(logger: Logger): void {
+    this.logger ??= logger;
     this.nameWarnings.adopt(logger);
   }
 
-  private prepareTool(def: ToolDef, options: RegisterToolOptions): ToolEntry {
-    requireName('a tool', def?.name);
-    requireFunction('tool', def.name, def.handler, 'handler');
-    checkRequiredScopes('requiredScopes', `tool ${def.name}`, def.requiredScopes);
-    const schemas = this.schemaCompiler.compileTool(def);
-    checkHeaderMarks(def.name, schemas.json.input);
-    return { def, derived: options.derived === true, schemas };
-  }
-
-  private refuseTakenTool(entry: ToolEntry, options: RegisterToolOptions): void {
-    const taken = this.toolEntries.get(entry.def.name);
-    // A session's view re-registers its derived tools as it changes; nothing else replaces silently.
-    if (taken === undefined || options.replace === true || (taken.derived && entry.derived)) return;
-    refuseDuplicate('tool', entry.def.name, 'name');
-  }
-
-  private addTool(entry: ToolEntry): void {
-    if (!this.toolEntries.has(entry.def.name)) this.nameWarnings.check(entry.def.name);
-    this.toolEntries.set(entry.def.name, entry);
-  }
-
+  /** Unregisters a tool registered by a call; a bound one is a ConfigError (its binding owns it). */
   unregisterTool(name: string): boolean {
-    const removed = this.toolEntries.delete(name);
-    if (removed) this.changeSubject.next('tools');
-    return removed;
+    return this.toolTable.unregister(name);
   }
 
   tool(name: string): ToolDef | undefined {
-    return this.toolEntries.get(name)?.def;
+    return this.toolTable.get(name)?.def;
   }
 
   /** The tool's compiled schema checks (compiled at registration). */
   toolSchemas(name: string): ToolSchemas | undefined {
-    return this.toolEntries.get(name)?.schemas;
+    return this.toolTable.get(name)?.schemas;
   }
 
   tools(): ToolDef[] {
-    return [...this.toolEntries.values()].map((entry) => entry.def);
+    return this.toolTable.entries().map((entry) => entry.def);
   }
 
   /** The tools/list entries, in the order of `tools()`; a Standard Schema appears as its JSON Schema. */
   toolListings(): Record<string, unknown>[] {
-    return [...this.toolEntries.values()].map((entry) => toolListing(entry.def, entry.schemas.json));
+    return this.toolTable.entries().map((entry) => toolListing(entry.def, entry.schemas.json));
   }
 
   /** Tools registered without `derived: true`: the ones the boot check covers. */
   staticTools(): ToolDef[] {
-    return [...this.toolEntries.values()].filter((entry) => !entry.derived).map((entry) => entry.def);
+    return this.toolTable
+      .entries()
+      .filter((entry) => !entry.derived)
+      .map((entry) => entry.def);
   }
 
-  registerResource(def: ResourceDef, options: RegisterOptions = {}): this {
-    requireName('a resource', def?.uri, 'uri');
-    requireName(`resource ${def.uri}`, def.name);
-    requireFunction('resource', def.uri, def.read, 'read');
-    checkRequiredScopes('requiredScopes', `resource ${def.uri}`, def.requiredScopes);
-    if (options.replace !== true && this.resourceDefs.has(def.uri)) refuseDuplicate('resource', def.uri, 'uri');
-    this.resourceDefs.set(def.uri, def);
-    this.changeSubject.next('resources');
+  /**
+   * Registers a resource: with a `read` function, or with `content$`, an
+   * Observable whose latest value a read answers and each of whose values
+   * sends notifications/resources/updated (see ObservableResourceDef).
+   */
+  registerResource(def: AnyResourceDef, options: RegisterOptions = {}): this {
+    const entry = prepareResource(def);
+    this.resourceTable.register(def.uri, entry, def, options.replace === true);
     return this;
   }
 
-  unregisterResource(uri: string): boolean {
-    const removed = this.resourceDefs.delete(uri);
-    if (removed) this.changeSubject.next('resources');
-    return removed;
+  /** Binds resources to an Observable of whole sets, as `bindTools` does tools (keyed by URI). */
+  bindResources(defs$: Observable<Iterable<AnyResourceDef>>): Subscription {
+    return bindDefinitions('bindResources', defs$, this.bindTarget(this.resourceTable, prepareResource));
   }
 
+  /** Unregisters a resource registered by a call (an observable one stops its content$); a bound one is a ConfigError. */
+  unregisterResource(uri: string): boolean {
+    return this.resourceTable.unregister(uri);
+  }
+
+  /** The resource as served (an observable one with a reader of its latest value). */
   resource(uri: string): ResourceDef | undefined {
-    return this.resourceDefs.get(uri);
+    return this.resourceTable.get(uri)?.def;
   }
 
   resources(): ResourceDef[] {
-    return [...this.resourceDefs.values()];
+    return this.resourceTable.entries().map((entry) => entry.def);
   }
 
   registerResourceTemplate(def: ResourceTemplateDef, options: RegisterOptions = {}): this {
@@ -248,26 +270,46 @@ export class Registry {
   }
 
   registerPrompt(def: PromptDef, options: RegisterOptions = {}): this {
-    requireName('a prompt', def?.name);
-    requireFunction('prompt', def.name, def.get, 'get');
-    checkRequiredScopes('requiredScopes', `prompt ${def.name}`, def.requiredScopes);
-    if (options.replace !== true && this.promptDefs.has(def.name)) refuseDuplicate('prompt', def.name, 'name');
-    this.promptDefs.set(def.name, def);
-    this.changeSubject.next('prompts');
+    this.promptTable.register(def?.name, preparePrompt(def), def, options.replace === true);
     return this;
   }
 
+  /** Binds prompts to an Observable of whole sets, as `bindTools` does tools. */
+  bindPrompts(defs$: Observable<Iterable<PromptDef>>): Subscription {
+    return bindDefinitions('bindPrompts', defs$, this.bindTarget(this.promptTable, preparePrompt));
+  }
+
+  /** Unregisters a prompt registered by a call; a bound one is a ConfigError. */
   unregisterPrompt(name: string): boolean {
-    const removed = this.promptDefs.delete(name);
-    if (removed) this.changeSubject.next('prompts');
-    return removed;
+    return this.promptTable.unregister(name);
   }
 
   prompt(name: string): PromptDef | undefined {
-    return this.promptDefs.get(name);
+    return this.promptTable.get(name);
   }
 
   prompts(): PromptDef[] {
-    return [...this.promptDefs.values()];
+    return this.promptTable.entries();
+  }
+
+  private bindTarget<D, E>(table: KeyedTable<D, E>, prepare: (def: D) => E): BindTarget<D> {
+    return {
+      apply: (binding, defs) => table.bind(binding, defs, prepare),
+      release: (binding) => table.release(binding),
+      report: (method, err, what) =>
+        logSafely(
+          this.currentLogger(),
+          'error',
+          { err, binding: method },
+          what === 'refused'
+            ? `${method}: a set was refused and nothing changed; the binding keeps its last set`
+            : `${method}: the source failed; what it bound was removed`,
+        ),
+    };
+  }
+
+  /** The registry's logger, else its first server's; before either, rxmcp's default (stderr). */
+  private currentLogger(): Logger {
+    return this.logger ?? (this.fallbackLogger ??= stderrLogger());
   }
 }

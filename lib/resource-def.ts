@@ -2,6 +2,7 @@
  * Resources (a fixed URI) and resource templates (a URI template whose
  * variables are handed to the reader).
  */
+import type { Observable } from 'rxjs';
 import type { CallbackReturn } from './callback.js';
 import type { CallContext } from './context.js';
 import type { Icon } from './tool-def.js';
@@ -33,6 +34,17 @@ export interface ResourceDescription {
 export interface ResourceDef extends ResourceDescription {
   uri: string;
   read: (uri: string, ctx: CallContext) => CallbackReturn<ResourceReadOutcome>;
+}
+
+/**
+ * A resource whose content is an Observable: a read answers its latest value
+ * (any shape a reader may return), and each value sends
+ * notifications/resources/updated to the clients subscribed to `uri` (see
+ * lib/live-content.ts). Subscribed while registered.
+ */
+export interface ObservableResourceDef extends ResourceDescription {
+  uri: string;
+  content$: Observable<ResourceReadOutcome>;
 }
 
 export type Completer = (value: string, ctx: CompletionContext) => CallbackReturn<readonly string[]>;

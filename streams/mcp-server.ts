@@ -25,16 +25,18 @@ import { Cancellations } from './state/cancellation.js';
 import { CapabilityTable } from './state/capability-table.js';
 import { ClientRequests } from './state/client-requests.js';
 import { connection } from './connection.js';
-import { Connections, type ConnectionState } from './state/connections.js';
+import { Connections, type ConnectionInfo, type ConnectionState } from './state/connections.js';
 import { DeadlineQueue } from '../lib/deadline-queue.js';
 import type { EraDecision } from '../lib/protocol/classified.js';
 import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith } from './stages/decide-era.js';
 import { ListenHub } from './state/listen-hub.js';
 import { accepts, outbox } from './outbox.js';
-import { ParkingLot } from './state/parking.js';
+import { ParkingLot, type ParkedApproval } from './state/parking.js';
 import { approvalCounts, approvalDeps } from './state/approval-setup.js';
 import { originOf } from './principal-shapes.js';
 import { createTracing } from './tracing.js';
+import { statsStream, type ServerStats } from './server-stats.js';
+import { snapshots } from './snapshots.js';
 import type { Origin, ServerCore } from './state/server-core.js';
 import { ownerKey } from '../lib/auth/owner-key.js';
 import { isPrincipal, type Principal } from '../lib/auth/principal.js';
@@ -47,6 +49,10 @@ import { resolveOptions, type ResolvedOptions, type ServerOptions } from '../lib
 import { notification, type JsonRpcResponse, type OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import type { EraPolicy, ReadEnvelope } from '../lib/protocol/modern.js';
 import type { Registry, RegistryChange } from '../lib/registry.js';
+
+export type { ServerStats } from './server-stats.js';
+export type { ConnectionInfo } from './state/connections.js';
+export type { ParkedApproval } from './state/parking.js';
 
 export interface ConnectOptions {
   /** Declared by the transport adapter; authorizers may rely on it. */
@@ -103,28 +109,6 @@ export interface PendingRequest {
   readonly ref: RequestRef;
 }
 
-export interface ServerStats {
-  readonly inFlight: number;
-  /** Legacy tools/call requests parked for an elicitation answer. */
-  readonly parked: number;
-  /**
-   * Modern (MRTR) approval tickets awaiting their retry in this process's ledger: the
-   * modern counterpart of `parked` (one held by an HTTP peer belongs to no connection, so no
-   * connection's end drops it). 0 with a store shared by several processes (Redis), whose
-   * tickets are the deployment's, not this process's.
-   */
-  readonly approvalTickets: number;
-  readonly connections: number;
-  readonly capabilityEntries: number;
-  readonly outstandingRequests: number;
-  /** Server-to-client requests (sampling, roots, handler elicitations) awaiting an answer. */
-  readonly pendingClientRequests: number;
-  /** resources/subscribe URIs held across the live connections. */
-  readonly resourceSubscriptions: number;
-  /** subscriptions/listen streams open. */
-  readonly listens: number;
-}
-
 const LIST_CHANGED: Record<RegistryChange, string> = {
   tools: 'notifications/tools/list_changed',
   resources: 'notifications/resources/list_changed',
@@ -137,6 +121,16 @@ const GAVE_UP: unique symbol = Symbol('gave up');
 export class McpServer {
   readonly registry: Registry;
   readonly events$: Observable<ServerEvent>;
+  /**
+   * `stats()` over time: at subscription, then sampled every `statsIntervalMs`
+   * on the server's scheduler, a value only when a count changed (see
+   * server-stats.ts for why sampled).
+   */
+  readonly stats$: Observable<ServerStats>;
+  /** The live connections: the list at subscription, then after each tick in which one arrived or left. */
+  readonly connections$: Observable<readonly ConnectionInfo[]>;
+  /** The legacy calls parked for an approval: the list at subscription, then after each tick in which it changed. */
+  readonly parked$: Observable<readonly ParkedApproval[]>;
   private readonly options: ResolvedOptions;
   private readonly core: ServerCore;
   private readonly connections: Connections;
@@ -197,7 +191,12 @@ export class McpServer {
         () => this.connections.subscriptions,
       ),
     };
+    this.stats$ = statsStream(() => this.stats(), this.options.statsIntervalMs, this.options.scheduler);
+    this.connections$ = snapshots(this.connections.changes$, () => this.connections.list(), this.options.scheduler);
+    this.parked$ = snapshots(this.core.parking.changes$, () => this.core.parking.list(), this.options.scheduler);
     this.lifetime.add(this.hearRemoteEvents());
+    // An observable resource's every value, as a resources/updated from this server (and on its event bus).
+    this.lifetime.add(this.registry.updates$.subscribe((uri) => this.resourceUpdated(uri)));
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
       this.lifetime.add(
         this.registry.changes$
@@ -211,10 +210,54 @@ export class McpServer {
   }
 
   /**
-   * The reactive entry point: one connection's inbound messages in, its
-   * outbound messages (replies, its pushes, broadcasts) out. Subscribing
-   * attaches a live subscriber; unsubscribing is the connection's exit. The
-   * inbound stream completing or failing means the peer is gone.
+   * The reactive entry point, and the whole contract a transport plugs into
+   * (README "Plugging a transport"; examples/transports/tcp-lines.ts is one
+   * written outside the library): one connection's inbound messages in, its
+   * outbound messages (replies, its pushes, broadcasts) out.
+   *
+   * What the transport gives:
+   * - `connId`: one per connection, unused by any live one (the same id joins
+   *   that connection: its pushes, parked calls and capabilities), and
+   *   unguessable on a network, since an elicitation answer is bound to it
+   *   (`mintConnId` from rxmcp/transports).
+   * - `inbound$`: the messages as JSON.parse gives them, one value per frame.
+   *   Framing and decoding are the transport's: a frame that is not JSON is
+   *   answered by the transport, `errors.parseError(detail)` (-32700, id
+   *   null); anything that parses, however malformed, is the server's to
+   *   answer. Completing or failing means the peer is gone.
+   * - `options.peer` (the remote address, or a trusted proxy's header) and
+   *   `options.principal` (only what its own authenticator verified, made by
+   *   makePrincipal): the fairness key and the caller, never read from a
+   *   message. `options.transport` is what authorizers see ('unknown' for a
+   *   wire rxmcp does not ship: 'stdio', 'ws' and 'sse' also mean the legacy
+   *   initialization phase).
+   *
+   * What the server guarantees back, on the returned Observable:
+   * - Nothing happens until it is subscribed; subscribe before reading the
+   *   wire, so no reply can be missed.
+   * - Each request gets exactly one reply, or none: none for a notification,
+   *   a request cancelled (`notifications/cancelled`), or the connection gone.
+   *   A parked or long call's reply comes whenever it is ready.
+   * - Order: messages come in the order they must be written. Inline methods
+   *   are answered in their arrival order; calls that run concurrently are
+   *   answered as they finish, each after its own progress notifications.
+   * - It never errors and never throws into the transport: bad input is a
+   *   JSON-RPC error reply, a failing handler an error result, a reply that
+   *   cannot be serialised becomes an internal error (`encodeMessage`). It
+   *   completes once the inbound has ended.
+   * - No buffering: every message is handed over synchronously as it is made.
+   *   Backpressure is the transport's: stop reading the wire while the
+   *   write side is full (replies are then bounded by the in-flight caps),
+   *   and bound what it holds for a peer that does not read (pushes and
+   *   broadcasts are not requests), closing it past the bound.
+   *
+   * What the transport must not do: throw from its observer (RxJS would
+   * rethrow it on a timer, an uncaught exception: catch, log, close).
+   *
+   * Unsubscribing is the connection's exit: its calls in flight are aborted
+   * (their signals fire) and never answered, its parked calls dropped, its
+   * listen streams and capabilities gone. To end a connection it can still
+   * write to, a transport first calls `cancelListens(connId, reason)`.
    */
   connect(connId: ConnId, inbound$: Observable<unknown>, options: ConnectOptions = {}): Observable<OutboundMessage> {
     const principal = this.checkPrincipal(options.principal);

@@ -113,12 +113,29 @@ export class ConnectionState {
   }
 }
 
+/** One live connection as `server.connections$` shows it. */
+export interface ConnectionInfo {
+  readonly connId: ConnId;
+  readonly transport: TransportKind;
+  /** Its owner key (the principal's, else the peer's, else the connection id). */
+  readonly peer: string;
+  readonly principal?: Principal;
+}
+
+function infoOf(state: ConnectionState): ConnectionInfo {
+  const { connId, transport, peer, principal } = state;
+  return principal === undefined ? { connId, transport, peer } : { connId, transport, peer, principal };
+}
+
 export class Connections {
   private readonly live = new Map<ConnId, ConnectionState>();
   private readonly exitSubject = new Subject<ConnId>();
+  private readonly changeSubject = new Subject<void>();
   private subscriptionCount = 0;
 
   readonly exits$: Observable<ConnId> = this.exitSubject.asObservable();
+  /** A connection arrived or left: told only while someone watches (connections$), so a connection pays nothing otherwise. */
+  readonly changes$: Observable<void> = this.changeSubject.asObservable();
 
   /** `onExit`: told of each connection's exit, synchronously, before `exits$` (the server's cleanup, without a subscription). */
   constructor(private readonly onExit: (state: ConnectionState) => void = () => {}) {}
@@ -129,6 +146,7 @@ export class Connections {
     if (state === undefined) {
       state = new ConnectionState(connId, transport, peer ?? connId, principal);
       this.live.set(connId, state);
+      if (this.changeSubject.observed) this.changeSubject.next();
     }
     state.subscribers += 1;
     return state;
@@ -142,6 +160,12 @@ export class Connections {
     this.subscriptionCount -= state.end();
     this.onExit(state);
     this.exitSubject.next(state.connId);
+    if (this.changeSubject.observed) this.changeSubject.next();
+  }
+
+  /** The live connections, in the order they arrived. */
+  list(): ConnectionInfo[] {
+    return [...this.live.values()].map(infoOf);
   }
 
   get(connId: ConnId): ConnectionState | undefined {

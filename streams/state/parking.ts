@@ -37,7 +37,10 @@ const denied = deniedVerdict;
 interface ParkedCall {
   readonly elicitationId: string;
   readonly owner: ConnId;
+  readonly peer: string;
   readonly tool: string;
+  /** When it was parked, on the lot's scheduler. */
+  readonly since: number;
   /** Its place in the counts it shares with MRTR approval tickets. */
   readonly hold: ApprovalHold;
   readonly answers: Subject<Record<string, unknown>>;
@@ -81,8 +84,20 @@ export function elicitationRequest(id: string, tool: string, prompt: string): Js
   return { jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: prompt, requestedSchema: approvalSchema(tool) } };
 }
 
+/** One parked call as `server.parked$` shows it (not its elicitation id: that is the owner's to answer with). */
+export interface ParkedApproval {
+  readonly connId: ConnId;
+  readonly peer: string;
+  readonly tool: string;
+  /** When it was parked, on the server's scheduler (ms). */
+  readonly since: number;
+}
+
 export class ParkingLot {
   private readonly byId = new Map<string, ParkedCall>();
+  private readonly changeSubject = new Subject<void>();
+  /** A call was parked or left the lot. */
+  readonly changes$: Observable<void> = this.changeSubject.asObservable();
   /** How many calls each owner has parked (the shared counts may also hold MRTR tickets). */
   private readonly byOwner = new Map<ConnId, number>();
   private readonly counts: ApprovalCounts;
@@ -159,17 +174,25 @@ export class ParkingLot {
     return connId === undefined ? this.byId.size : (this.byOwner.get(connId) ?? 0);
   }
 
+  /** The parked calls, oldest first. */
+  list(): ParkedApproval[] {
+    return [...this.byId.values()].map((call) => ({ connId: call.owner, peer: call.peer, tool: call.tool, since: call.since }));
+  }
+
   private register(request: ParkRequest, hold: ApprovalHold, denials: Subject<string>): ParkedCall {
     const call: ParkedCall = {
       elicitationId: this.newId(),
       owner: request.owner,
+      peer: request.peer,
       tool: request.tool,
+      since: this.options.scheduler.now(),
       hold,
       answers: new Subject(),
       denials,
     };
     this.byId.set(call.elicitationId, call);
     this.byOwner.set(call.owner, this.parkedCount(call.owner) + 1);
+    if (this.changeSubject.observed) this.changeSubject.next();
     return call;
   }
 
@@ -180,5 +203,6 @@ export class ParkingLot {
     const left = this.parkedCount(call.owner) - 1;
     if (left === 0) this.byOwner.delete(call.owner);
     else this.byOwner.set(call.owner, left);
+    if (this.changeSubject.observed) this.changeSubject.next();
   }
 }
