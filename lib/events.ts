@@ -29,7 +29,7 @@ export interface CallCompletedEvent {
   readonly outcome: CallOutcome;
   /** The JSON-RPC error code when `outcome` is `error`. */
   readonly errorCode?: number;
-  /** On the server's scheduler: from dispatch to the reply (or the end without one). */
+  /** On the server's scheduler: from routing to the reply (or the end without one). */
   readonly durationMs: number;
   /** UTF-8 bytes of the request and of the reply as JSON (0 when there is no reply). */
   readonly requestBytes: number;

@@ -11,6 +11,7 @@ import { ALLOW, readDecision, type Authorizer, type Verdict } from '../lib/autho
 import type { AuthorizationContext } from '../lib/context.js';
 import { DENY_DETAIL } from '../lib/deny-details.js';
 import { attempt, eventualOf, thenEventual, type Eventual } from './eventual.js';
+import { authorizationContextOf } from './principal-shapes.js';
 
 export function authorize(
   authorizer: Authorizer | null,
@@ -20,14 +21,8 @@ export function authorize(
 ): Eventual<Verdict> {
   if (authorizer === null) return ALLOW;
   return attempt(
-    () => thenEventual(eventualOf(authorizer(name, args, freshContext(ctx))), readDecision),
+    () => thenEventual(eventualOf(authorizer(name, args, authorizationContextOf(ctx))), readDecision),
     (error): Verdict => ({ kind: 'deny', detail: DENY_DETAIL.authorizerFailed, failure: error }),
   );
 }
 
-/** A copy, so an authorizer that keeps or changes its context changes nothing the next one sees. */
-function freshContext(ctx: AuthorizationContext): AuthorizationContext {
-  return ctx.principal === undefined
-    ? { connId: ctx.connId, transport: ctx.transport }
-    : { connId: ctx.connId, transport: ctx.transport, principal: ctx.principal };
-}

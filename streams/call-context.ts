@@ -9,7 +9,7 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Principal } from '../lib/auth/principal.js';
-import type { AuthorizationContext, CallContext, ConnId, ElicitParams, ElicitResult, InputRequest, InputResponses, TransportKind } from '../lib/context.js';
+import type { CallContext, ConnId, ElicitParams, ElicitResult, InputRequest, InputResponses, TransportKind } from '../lib/context.js';
 import { checkRequestedSchema } from '../lib/elicitation-schema.js';
 import { ClientCapabilityError } from '../lib/errors.js';
 import type { LogLevel } from '../lib/log-levels.js';
@@ -26,11 +26,6 @@ import { modernChannel } from './modern/client-channel.js';
 import { pushForRequest } from './push-for-request.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
 
-export function authorizationContext(scope: RequestScope): AuthorizationContext {
-  return scope.principal === undefined
-    ? { connId: scope.connId, transport: scope.transport }
-    : { connId: scope.connId, transport: scope.transport, principal: scope.principal };
-}
 
 /** The legacy era: the connection's log level (outbox.ts) and what it advertised at initialize. */
 class LegacyChannel implements ClientChannel {

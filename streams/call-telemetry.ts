@@ -1,17 +1,20 @@
 /**
  * Call telemetry: around one request's reply, a `call_completed` event on
  * events$ and an OpenTelemetry span. Decided when the request is
- * dispatched: with nobody subscribed to events$ and no tracer provider
- * registered, the reply Observable is returned untouched and the request
- * pays nothing more. Durations are on the server's scheduler.
+ * routed: with nobody subscribed to events$ and no tracer provider
+ * registered, the reply stream is returned untouched and the request
+ * pays nothing more. Durations are on the server's scheduler. Observed, it
+ * is a DirectSource around the reply stream: replyEach still opens
+ * the call without an RxJS Subscriber in between.
  *
  * The handler runs inside the span's context, so spans it starts (and
  * instrumented libraries it calls) are the request span's children.
  */
-import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
+import type { Unsubscribable } from 'rxjs';
 import { principalField, type CallCompletedEvent, type CallOutcome } from '../lib/events.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { callTarget } from './call-target.js';
+import { DirectSource, openSource, type DirectObserver, type ReplyStream } from './direct-source.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
 import type { Span, Tracing } from './tracing.js';
 
@@ -67,10 +70,15 @@ function endSpan(tracing: Tracing, span: Span, reply: Reply | undefined, outcome
   span.end();
 }
 
-/** One observed request: its start, its span, and the one ending (reply, completion without one, or unsubscription). */
+/**
+ * One observed request: its start, its span, and the one ending (reply,
+ * completion without one, or unsubscription). It passes on what the reply
+ * stream sends, which already keeps the DirectSource contract (one reply,
+ * nothing after the end or the teardown), and is the call's teardown.
+ */
 class CallRecord {
   private ended = false;
-  inner: Subscription | undefined;
+  inner: Unsubscribable | undefined;
   readonly startedAt: number;
   readonly requestBytes: number;
 
@@ -78,7 +86,7 @@ class CallRecord {
     private readonly core: ServerCore,
     private readonly scope: RequestScope,
     private readonly name: string | undefined,
-    private readonly subscriber: Subscriber<Reply>,
+    private readonly subscriber: DirectObserver<Reply>,
     private readonly span: Span | undefined,
     private readonly emit: boolean,
     message: unknown,
@@ -130,36 +138,46 @@ class CallRecord {
   }
 }
 
-class ObservedCall extends Observable<Reply> {
+/** A request's reply stream, observed: each opening is one CallRecord around one opening of the stream. */
+class ObservedCall extends DirectSource<Reply> {
   constructor(
     private readonly core: ServerCore,
     private readonly scope: RequestScope,
     private readonly message: unknown,
-    private readonly reply$: Observable<Reply>,
+    private readonly reply$: ReplyStream<Reply>,
     private readonly tracer: ReturnType<Tracing['tracer']>,
     private readonly emit: boolean,
   ) {
     super();
   }
 
-  // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
-  _subscribe(subscriber: Subscriber<Reply>): TeardownLogic {
+  open(observer: DirectObserver<Reply>): Unsubscribable | undefined {
+    try {
+      return this.observe(observer);
+    } catch (error) {
+      // A tracer that throws while starting its span: the DirectSource contract makes it the stream's error.
+      observer.error(error);
+      return undefined;
+    }
+  }
+
+  private observe(observer: DirectObserver<Reply>): CallRecord {
     const name = callTarget(this.scope.method, this.scope.params);
     const tracing = this.core.tracing;
     if (this.tracer === undefined || tracing === null) {
-      const record = new CallRecord(this.core, this.scope, name, subscriber, undefined, this.emit, this.message);
-      record.inner = this.reply$.subscribe(record);
+      const record = new CallRecord(this.core, this.scope, name, observer, undefined, this.emit, this.message);
+      record.inner = openSource(this.reply$, record);
       return record;
     }
     const { span, context } = startSpan(tracing, this.tracer, this.scope, name);
-    const record = new CallRecord(this.core, this.scope, name, subscriber, span, this.emit, this.message);
-    record.inner = tracing.api.context.with(context, () => this.reply$.subscribe(record));
+    const record = new CallRecord(this.core, this.scope, name, observer, span, this.emit, this.message);
+    record.inner = tracing.api.context.with(context, () => openSource(this.reply$, record));
     return record;
   }
 }
 
-/** The reply Observable, observed when someone listens (events$ or a tracer provider); otherwise the same Observable. */
-export function withCallTelemetry(core: ServerCore, scope: RequestScope, message: unknown, reply$: Observable<Reply>): Observable<Reply> {
+/** The reply stream, observed when someone listens (events$ or a tracer provider); otherwise the same stream. */
+export function withCallTelemetry(core: ServerCore, scope: RequestScope, message: unknown, reply$: ReplyStream<Reply>): ReplyStream<Reply> {
   const tracer = core.tracing?.tracer();
   const emit = core.events.observed;
   if (tracer === undefined && !emit) return reply$;

@@ -1,21 +1,23 @@
 /**
  * Eventual: an answer that is here now (a plain value) or Later.
  *
- * A Later is a callback's Promise or Observable plus the functions that turn
- * its last value (or its error) into the answer. Composing on a Later
- * composes those functions; it stacks no operators. Only the one subscriber
- * that finally needs the answer (a worker) subscribes, once, so an
+ * A Later is a callback's Promise or Observable (or one of our DirectSources:
+ * any ReplyStream) plus the functions that turn its last value (or its
+ * error) into the answer. Composing on a Later composes those functions; it
+ * stacks no operators. Only the one subscriber that finally needs the
+ * answer (a worker) subscribes, once, so an
  * asynchronous call costs one subscription however many stages shaped its
  * answer, and a synchronous call costs none. An Observable callback answers
  * with its LAST value (`undefined` when it completes empty); a Promise with
  * its resolution.
  */
-import { Observable, isObservable, of } from 'rxjs';
+import { Observable, of } from 'rxjs';
+import { isReplyStream, openSource, type ReplyStream } from './direct-source.js';
 
 export class Later<T> {
   constructor(
     /** What the callback answered. */
-    readonly source: Observable<unknown> | PromiseLike<unknown>,
+    readonly source: ReplyStream<unknown> | PromiseLike<unknown>,
     /** Reads the last value (a throw is the answer's error). Called as a method of its Later, as onError is. */
     readonly onDone: (last: unknown) => Eventual<T>,
     /** Reads the source's error (rethrow to keep it an error). */
@@ -39,9 +41,9 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
-/** Whether a callback answered with something to wait for (a Promise or an Observable). */
-export function isLaterAnswer(answer: unknown): answer is Observable<unknown> | PromiseLike<unknown> {
-  return isObservable(answer) || isThenable(answer);
+/** Whether a callback answered with something to wait for (a Promise, an Observable or a DirectSource). */
+export function isLaterAnswer(answer: unknown): answer is ReplyStream<unknown> | PromiseLike<unknown> {
+  return isReplyStream(answer) || isThenable(answer);
 }
 
 export function isLater<T>(value: Eventual<T>): value is Later<T> {
@@ -49,7 +51,7 @@ export function isLater<T>(value: Eventual<T>): value is Later<T> {
 }
 
 /** A callback's answer as an Eventual: a plain value as it is, a Promise or an Observable Later. */
-export function eventualOf<T>(answer: T | PromiseLike<T> | Observable<T>, onValue: ((value: unknown) => boolean) | null = null): Eventual<T | undefined> {
+export function eventualOf<T>(answer: T | PromiseLike<T> | ReplyStream<T>, onValue: ((value: unknown) => boolean) | null = null): Eventual<T | undefined> {
   if (isLaterAnswer(answer)) {
     return new Later<T | undefined>(answer, identity as (last: unknown) => T | undefined, rethrow, onValue);
   }
@@ -116,8 +118,8 @@ class LaterReader<T> {
     this.current = later;
     this.last = undefined;
     const source = later.source;
-    if (isObservable(source)) {
-      const subscription = source.subscribe(this);
+    if (isReplyStream(source)) {
+      const subscription = openSource(source, this);
       // A nested Later read synchronously while subscribing owns the subscription now.
       if (this.step === mine) this.subscription = subscription;
       return;

@@ -1,23 +1,26 @@
 /**
- * FirstReply: a request's reply, the first value of its Observable, then
+ * FirstReply: a request's reply, the first value of its stream, then
  * complete; nothing at all if the client cancels it first (cancellation.ts).
+ * This is where a request's exactly-once lives: whatever the stream under it
+ * does (a second value, an error after the value, a late value after a
+ * cancel), its consumer gets one reply or, cancelled, none, and then nothing.
  *
- * What a reply needs besides its Observable (where a cancel finds it, how a
+ * What a reply needs besides its stream (where a cancel finds it, how a
  * failure is answered, how its value is shaped) is a ReplySource's, read as
- * methods: dispatch makes one per request (request-reply.ts) instead of a
+ * methods: route makes one per request (request-reply.ts) instead of a
  * recover and a shape closure over the request, an object for its cancel
- * scope, and the Observable.
+ * scope, and a wrapper around the stream.
  */
-import type { Observable, Subscriber, TeardownLogic, Unsubscribable } from 'rxjs';
+import type { Observable, Unsubscribable } from 'rxjs';
 import type { CancelScope, CancelTarget } from './state/cancellation.js';
-import { DirectSource, openSource, type DirectObserver } from './direct-source.js';
+import { asObservable, DirectSource, openSource, type DirectObserver, type ReplyStream } from './direct-source.js';
 
 /**
- * The Observable a FirstReply reads, and its policy. A DirectSource:
- * ConnectionReplies opens it without an RxJS Subscriber per waiting call.
+ * The stream a FirstReply reads, and its policy. A DirectSource:
+ * replyEach opens it without an RxJS Subscriber per waiting call.
  */
 export abstract class ReplySource<T> extends DirectSource<T> {
-  abstract readonly replies: Observable<T>;
+  abstract readonly replies: ReplyStream<T>;
   /** Where a cancel finds the reply; undefined: it cannot be cancelled. */
   abstract readonly cancels: CancelScope | undefined;
   /** Whether a failure before the first value is answered with `recover(error)` (else it fails). */
@@ -27,11 +30,6 @@ export abstract class ReplySource<T> extends DirectSource<T> {
 
   abstract recover(error: unknown): T;
   abstract shape(value: T): T;
-
-  // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
-  _subscribe(subscriber: Subscriber<T>): TeardownLogic {
-    return this.open(subscriber);
-  }
 
   open(observer: DirectObserver<T>): Unsubscribable | undefined {
     const reply = new FirstReply(observer, this);
@@ -142,7 +140,7 @@ class FunctionReplySource<T> extends ReplySource<T> {
   readonly shapes: boolean;
 
   constructor(
-    readonly replies: Observable<T>,
+    readonly replies: ReplyStream<T>,
     readonly cancels: CancelScope | undefined,
     private readonly recoverWith: ((error: unknown) => T) | undefined,
     private readonly shapeWith: ((value: T) => T) | undefined,
@@ -168,8 +166,14 @@ class FunctionReplySource<T> extends ReplySource<T> {
  * with `recover(error)` instead of failing. With `shape`, the first value
  * goes out as `shape(value)` (a throw there counts as a failure of
  * `source`): what `source.pipe(map(shape))` would give, without an operator
- * and its subscriber per request.
+ * and its subscriber per request. A real Observable (through the
+ * interop of its ReplySource), for the places that subscribe it.
  */
-export function firstReply<T>(source: Observable<T>, cancellations?: CancelScope, recover?: (error: unknown) => T, shape?: (value: T) => T): Observable<T> {
-  return new FunctionReplySource(source, cancellations, recover, shape);
+export function firstReply<T>(
+  source: ReplyStream<T>,
+  cancellations?: CancelScope,
+  recover?: (error: unknown) => T,
+  shape?: (value: T) => T,
+): Observable<T> {
+  return asObservable(new FunctionReplySource(source, cancellations, recover, shape));
 }

@@ -1,16 +1,21 @@
 /**
  * The server: the composition root. It owns one server's state and offers
- * the entry points; `connect` is the reactive one that every transport uses,
- * and `handleMessage`, `request` and `subscribe` are built on the same
- * dispatch.
+ * the entry points: `connect` (the reactive one every streaming transport
+ * uses), `serveOne` (a one-request connection), `handleMessage` and
+ * `request` (a direct caller's message) all run the one connection spine
+ * (connection.ts), and `connect`, `serveOne` and `subscribe` attach a
+ * connection the same way (attach).
  */
 import {
   Observable,
   Subject,
   Subscription,
   auditTime,
+  NEVER,
+  concat,
   filter,
   map,
+  of,
   race,
   timer,
   type Observer,
@@ -19,15 +24,16 @@ import { Admission } from './state/admission.js';
 import { Cancellations } from './state/cancellation.js';
 import { CapabilityTable } from './state/capability-table.js';
 import { ClientRequests } from './state/client-requests.js';
-import { ConnectionReplies } from './connection-replies.js';
+import { connection } from './connection.js';
 import { Connections, type ConnectionState } from './state/connections.js';
 import { DeadlineQueue } from '../lib/deadline-queue.js';
-import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith, type ReadEnvelope } from './era-decision.js';
+import type { EraDecision } from '../lib/protocol/classified.js';
+import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith, type ReadEnvelope } from './stages/decide-era.js';
 import { ListenHub } from './state/listen-hub.js';
-import { dispatch } from './dispatch.js';
 import { accepts, outbox } from './outbox.js';
 import { ParkingLot } from './state/parking.js';
 import { approvalCounts, approvalDeps } from './state/approval-setup.js';
+import { originOf } from './principal-shapes.js';
 import { createTracing } from './tracing.js';
 import type { Origin, ServerCore } from './state/server-core.js';
 import { ownerKey } from '../lib/auth/owner-key.js';
@@ -216,27 +222,13 @@ export class McpServer {
       throw new ConfigError('era', `era must be one of ${ERA_POLICIES.join(', ')}`);
     }
     return new Observable<OutboundMessage>((subscriber) => {
-      const state = this.connections.attach(connId, options.transport ?? this.options.transport, ownerKey(principal, options.peer, connId), principal);
-      const origin: Origin = {
-        connId,
-        transport: state.transport,
-        peer: state.peer,
-        ...withPrincipal(state.principal),
-        mode: 'reply',
-        // Pinned per connection, or legacy only (sse, http); stdio, ws and sse legacy traffic waits for initialize.
-        eraDecision: eraDecisionFor(options.era ?? defaultEraPolicy(state.transport), state.transport),
-      };
+      const { state, origin } = this.attach(connId, options, principal, (transport) => eraDecisionFor(options.era ?? defaultEraPolicy(transport), transport));
       // A modern connection is sent replies, its requests' notifications and its listen streams only: no broadcasts.
       const pushes = outbox(state, this.broadcasts, () => origin.eraDecision?.pinned !== 'modern').subscribe((message) => subscriber.next(message));
-      const replies = new ConnectionReplies(
-        this.core,
-        origin,
-        (reply) => subscriber.next(reply),
-        () => subscriber.complete(),
-      );
-      replies.start(inbound$);
+      // The inbound ending is the peer gone: the replies complete, every call still in flight cancelled.
+      const replies = inbound$.pipe(connection(this.core, origin)).subscribe(subscriber);
       return () => {
-        replies.stop();
+        replies.unsubscribe();
         pushes.unsubscribe();
         this.connections.detach(state);
       };
@@ -257,13 +249,7 @@ export class McpServer {
    */
   serveOne(connId: ConnId, message: unknown, options: ConnectOptions, deliver: (message: OutboundMessage) => void, read?: ReadEnvelope): () => void {
     const principal = this.checkPrincipal(options.principal);
-    const state = this.connections.attach(connId, options.transport ?? this.options.transport, ownerKey(principal, options.peer, connId), principal);
-    const eraDecision = perMessageEraWith(read);
-    const { peer, transport } = state;
-    const origin: Origin =
-      state.principal === undefined
-        ? { connId, transport, peer, mode: 'reply', eraDecision }
-        : { connId, transport, peer, principal: state.principal, mode: 'reply', eraDecision };
+    const { state, origin } = this.attach(connId, options, principal, () => perMessageEraWith(read));
     const logger = this.options.logger;
     const safely = (out: OutboundMessage): void => {
       try {
@@ -276,10 +262,10 @@ export class McpServer {
       if (accepts(state, out)) safely(out);
     };
     const pushes = state.receive(receive);
-    const replies = new ConnectionReplies(this.core, origin, safely, () => {});
-    replies.next(message);
+    // The one message, then nothing until the exchange ends: its end, not the inbound's, cancels what still runs.
+    const replies = concat(of(message), NEVER).pipe(connection(this.core, origin)).subscribe(safely);
     return () => {
-      replies.stop();
+      replies.unsubscribe();
       state.unreceive(receive, pushes);
       this.connections.detach(state);
     };
@@ -304,7 +290,7 @@ export class McpServer {
         reject(new CallerGoneError('the caller was gone before the call started'));
         return;
       }
-      let reply$: Observable<JsonRpcResponse | null | typeof GAVE_UP> = dispatch(this.core, message, origin);
+      let reply$: Observable<JsonRpcResponse | null | typeof GAVE_UP> = this.replyTo(message, origin);
       const timeoutMs = options.timeoutMs;
       if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
         reply$ = race(reply$, timer(Math.max(0, timeoutMs), this.options.scheduler).pipe(map((): typeof GAVE_UP => GAVE_UP)));
@@ -345,7 +331,7 @@ export class McpServer {
       this.outstanding.delete(ref);
       options.signal?.removeEventListener('abort', onAbort);
     };
-    const subscription = dispatch(this.core, message, origin).subscribe({
+    const subscription = this.replyTo(message, origin).subscribe({
       next: (value) => settleReply(value),
       complete: () => {
         done();
@@ -387,7 +373,7 @@ export class McpServer {
     options: ConnectOptions = {},
   ): Subscription {
     const principal = this.checkPrincipal(options.principal);
-    const state = this.connections.attach(connId, options.transport ?? this.options.transport, ownerKey(principal, options.peer, connId), principal);
+    const { state } = this.attach(connId, options, principal, () => undefined);
     // A throwing observer is logged, never rethrown by RxJS into the process.
     const observer = guardedObserver(this.options.logger, 'server.subscribe', observerOrNext);
     const subscription = outbox(state, this.broadcasts).subscribe(observer);
@@ -555,6 +541,28 @@ export class McpServer {
   }
 
   /**
+   * The one attach behind connect, serveOne and subscribe: the connection's
+   * state (live while attached; its owner key by the identity rule, see
+   * lib/auth/owner-key.ts) and the origin its requests carry.
+   */
+  private attach(
+    connId: ConnId,
+    options: ConnectOptions,
+    principal: Principal | undefined,
+    eraDecision: (transport: TransportKind) => EraDecision | undefined,
+  ): { state: ConnectionState; origin: Origin } {
+    const state = this.connections.attach(connId, options.transport ?? this.options.transport, ownerKey(principal, options.peer, connId), principal);
+    const { peer, transport } = state;
+    const origin = originOf(connId, transport, peer, state.principal, 'reply', eraDecision(transport));
+    return { state, origin };
+  }
+
+  /** A direct caller's one message through the connection's spine: its reply (null: none), or nothing if cancelled. */
+  private replyTo(message: unknown, origin: Origin): Observable<JsonRpcResponse> {
+    return of(message).pipe(connection(this.core, origin, 'drain'));
+  }
+
+  /**
    * Where a direct caller's message comes from: the connection's transport,
    * peer and principal, unless the caller names a principal for this message
    * (then it is also the fairness key).
@@ -563,8 +571,8 @@ export class McpServer {
     const explicit = this.checkPrincipal(given);
     const state = this.connections.get(connId);
     const transport = state?.transport ?? this.options.transport;
-    if (explicit !== undefined) return { connId, transport, peer: ownerKey(explicit, undefined, connId), principal: explicit, mode };
-    return { connId, transport, peer: state?.peer ?? connId, ...withPrincipal(state?.principal), mode };
+    if (explicit !== undefined) return originOf(connId, transport, ownerKey(explicit, undefined, connId), explicit, mode, undefined);
+    return originOf(connId, transport, state?.peer ?? connId, state?.principal, mode, undefined);
   }
 
   /** Only a principal makePrincipal made (frozen, its key matching its identity) enters the pipeline. */
@@ -576,9 +584,6 @@ export class McpServer {
   }
 }
 
-function withPrincipal(principal: Principal | undefined): { principal?: Principal } {
-  return principal === undefined ? {} : { principal };
-}
 
 export function createServer(options: ServerOptions = {}): McpServer {
   return new McpServer(options);

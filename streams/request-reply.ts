@@ -1,14 +1,14 @@
 /**
- * RequestReply: a dispatched request's ReplySource (first-reply.ts). One
+ * RequestReply: a routed request's ReplySource (first-reply.ts). One
  * object per request holds what its reply needs: the request (its cancel
  * scope is the connection and the request id), a failure of the pipeline
  * answered as an internal error (pipeline-failure.ts), and its era's
  * encoding of the reply, if any.
  */
-import type { Observable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import type { CancelScope, Cancellations } from './state/cancellation.js';
+import type { ReplyStream } from './direct-source.js';
 import { ReplySource } from './first-reply.js';
 import { pipelineFailure } from './pipeline-failure.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
@@ -22,7 +22,7 @@ export class RequestReply extends ReplySource<Reply> implements CancelScope {
   readonly cancels: CancelScope | undefined;
 
   constructor(
-    readonly replies: Observable<Reply>,
+    readonly replies: ReplyStream<Reply>,
     private readonly core: ServerCore,
     private readonly scope: RequestScope,
     private readonly encode: ReplyEncoder | null,

@@ -7,7 +7,6 @@
  * the client). A synchronous handler with synchronous checks has its result
  * now; a check or a handler that answers later makes it Later (eventual.ts).
  */
-import type { Observable } from 'rxjs';
 import type { CallContext } from '../lib/context.js';
 import { callbackFailedToolResult, errorToolResult } from '../lib/errors.js';
 import type { CallReply, CallStage } from '../lib/middleware/types.js';
@@ -23,6 +22,7 @@ import type { LazyAbort } from './lazy-abort.js';
 import { responseOf, StagedResponse, throughMiddleware } from './through-middleware.js';
 import { reportFailure, workerOptions } from './worker-scope.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
+import type { ReplyStream } from './direct-source.js';
 import { worker } from './worker.js';
 import type { HeldAdmission } from './held-admission.js';
 
@@ -136,7 +136,7 @@ function shapeLast(this: HandlerAnswer, last: unknown): Eventual<CallToolResult>
  */
 class HandlerAnswer extends Later<CallToolResult> {
   constructor(
-    answer: Observable<unknown> | PromiseLike<unknown>,
+    answer: ReplyStream<unknown> | PromiseLike<unknown>,
     readonly core: ServerCore,
     readonly tool: ToolDef,
     readonly checkOutput: SchemaCheck | null,
@@ -198,7 +198,7 @@ export function runInWorker(
   tool: ToolDef,
   args: Record<string, unknown>,
   held?: HeldAdmission,
-): Observable<JsonRpcResponse> {
+): ReplyStream<JsonRpcResponse> {
   return worker(
     workerOptions(core, scope),
     (abort) => runTool(core, scope, tool, args, abort),

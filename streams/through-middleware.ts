@@ -35,35 +35,38 @@ function checkedReply(last: unknown): CallReply {
   );
 }
 
-/** The method's own work as the innermost reply stream: run when subscribed, once per subscription. */
-class WorkReply extends Observable<CallReply> {
-  constructor(private readonly work: () => Eventual<CallReply>) {
-    super();
-  }
+/**
+ * The method's own work as the innermost reply stream: run when subscribed,
+ * once per subscription. A real Observable: it is what the first stage (a
+ * user's operator) is given to pipe. A throw from `work` is the stream's
+ * error.
+ */
+function workReply(work: () => Eventual<CallReply>): Observable<CallReply> {
+  return new Observable<CallReply>((subscriber) => runWork(work, subscriber));
+}
 
-  // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
-  _subscribe(subscriber: Subscriber<CallReply>): TeardownLogic {
-    let answer: Eventual<CallReply>;
-    try {
-      answer = this.work();
-    } catch (error) {
-      subscriber.error(error);
-      return undefined;
-    }
-    if (!isLater(answer)) {
-      subscriber.next(answer);
-      subscriber.complete();
-      return undefined;
-    }
-    const reading = settleEventual(answer, {
-      answer: (value) => {
-        subscriber.next(value);
-        subscriber.complete();
-      },
-      failure: (error) => subscriber.error(error),
-    });
-    return () => reading.cancel();
+/** One subscription's run; a function of its own, so what a waiting call keeps (its reading, its teardown) does not hold `work`. */
+function runWork(work: () => Eventual<CallReply>, subscriber: Subscriber<CallReply>): TeardownLogic {
+  let answer: Eventual<CallReply>;
+  try {
+    answer = work();
+  } catch (error) {
+    subscriber.error(error);
+    return undefined;
   }
+  if (!isLater(answer)) {
+    subscriber.next(answer);
+    subscriber.complete();
+    return undefined;
+  }
+  const reading = settleEventual(answer, {
+    answer: (value) => {
+      subscriber.next(value);
+      subscriber.complete();
+    },
+    failure: (error) => subscriber.error(error),
+  });
+  return () => reading.cancel();
 }
 
 /**
@@ -130,9 +133,10 @@ class FirstReply {
 }
 
 export function throughMiddleware(stages: readonly CallStage[], call: AdmittedCall, work: () => Eventual<CallReply>): Eventual<CallReply> {
-  let reply$: Observable<CallReply> = new WorkReply(work);
+  let reply$: Observable<CallReply> = workReply(work);
   for (let i = stages.length - 1; i >= 0; i--) {
     const staged: unknown = stages[i]!(call)(reply$);
+    // A stage is an operator (CallStage): given a real Observable, it must hand one back; no DirectSource reaches here.
     if (!isObservable(staged)) throw new TypeError(`middleware stage ${i} did not return an Observable for ${call.method}`);
     reply$ = staged as Observable<CallReply>;
   }

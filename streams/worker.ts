@@ -21,14 +21,14 @@
  * exactly as long as the slot: the callback timeout runs from the ask, and
  * every way the worker ends unsubscribes the permit, which releases it.
  */
-import { Observable, Subscription, isObservable, type Subscriber, type TeardownLogic, type Unsubscribable } from 'rxjs';
+import { Subscription, type Observable, type Unsubscribable } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
 import type { PermitAnswer, PermitPool, PermitScope } from '../lib/ports/permits.js';
 import type { Admission } from './state/admission.js';
 import type { DeadlineEntry, DeadlineQueue } from '../lib/deadline-queue.js';
 import { HeldAdmission, type AdmissionKeeper } from './held-admission.js';
-import { DirectSource, type DirectObserver } from './direct-source.js';
+import { DirectSource, isReplyStream, openSource, type DirectObserver, type ReplyStream } from './direct-source.js';
 import { isLater, settleEventual, type Eventual } from './eventual.js';
 import { LazyAbort } from './lazy-abort.js';
 
@@ -75,7 +75,7 @@ class WorkerRun<T, R> implements AdmissionKeeper {
   private succeeded = false;
   /** This run still holds its admission: not yet given back, nor kept by its reply. */
   private holding = true;
-  private onward: Subscription | undefined;
+  private onward: Unsubscribable | undefined;
   protected reading: { cancel(): void } | undefined;
   protected deadline: DeadlineEntry | undefined;
   readonly abort = new LazyAbort();
@@ -120,7 +120,7 @@ class WorkerRun<T, R> implements AdmissionKeeper {
       this.abort.abort(new CallCancelledError(outcome.reason));
       this.reading?.cancel();
     }
-    let reply: R | Observable<R>;
+    let reply: R | ReplyStream<R>;
     try {
       // The reply may keep the admission for what it starts next; it is made before anything travels on.
       reply = this.options.reply(outcome, this);
@@ -244,21 +244,27 @@ class HeldRun<T, R> extends WorkerRun<T, R> {
   }
 }
 
-/** Hands the reply on; an Observable reply (a parked call) is followed, and its subscription returned. */
-function deliver<R>(subscriber: DirectObserver<R>, reply: R | Observable<R>): Subscription | undefined {
-  if (isObservable(reply)) return reply.subscribe(subscriber);
+/**
+ * Hands the reply on; a ReplyStream reply (a parked call, a tool an approval
+ * starts) is followed, opened directly when it is a DirectSource, and what
+ * tears it down returned.
+ */
+function deliver<R>(subscriber: DirectObserver<R>, reply: R | ReplyStream<R>): Unsubscribable | undefined {
+  if (isReplyStream(reply)) return openSource(reply as ReplyStream<R>, subscriber);
   subscriber.next(reply);
   subscriber.complete();
   return undefined;
 }
 
 /**
- * The Observable a worker is, and what it needs for the whole call: its
+ * The stream a worker is, and what it needs for the whole call: its
  * bounds (WorkerOptions), its body (`work`) and its reply (`reply`). A
  * stage that starts a worker for every request subclasses it, so a waiting
  * call holds one object for all three instead of closures, their context
  * and an options object. A DirectSource: its FirstReply starts it without
- * an RxJS Subscriber per waiting call (direct-source.ts).
+ * an RxJS Subscriber per waiting call (direct-source.ts); anything else
+ * subscribes it through the interop, once per subscription, each one a
+ * worker of its own.
  */
 export abstract class WorkerSource<T, R> extends DirectSource<R> implements WorkerOptions {
   abstract readonly admission: Admission;
@@ -270,27 +276,22 @@ export abstract class WorkerSource<T, R> extends DirectSource<R> implements Work
   abstract work(abort: LazyAbort): Eventual<T>;
 
   /**
-   * The reply the outcome becomes (an Observable one is followed: a parked
+   * The reply the outcome becomes (a ReplyStream one is followed: a parked
    * call). `admission` is the run's, for a reply that keeps it for what it
    * starts (see held-admission.ts); absent when no run was admitted.
    */
-  abstract reply(outcome: WorkerOutcome<T>, admission?: AdmissionKeeper): R | Observable<R>;
+  abstract reply(outcome: WorkerOutcome<T>, admission?: AdmissionKeeper): R | ReplyStream<R>;
 
   /** An admission kept by an earlier worker's reply, to run under instead of asking for one; none by default. */
   heldAdmission(): HeldAdmission | undefined {
     return undefined;
   }
 
-  // RxJS calls _subscribe for each subscription (its typings keep it internal, hence no `override`).
-  _subscribe(subscriber: Subscriber<R>): TeardownLogic {
-    return this.run(subscriber);
-  }
-
   open(observer: DirectObserver<R>): Unsubscribable | undefined {
     try {
       return this.run(observer);
     } catch (error) {
-      // What Observable._trySubscribe does with a throw while subscribing (a `reply` that throws).
+      // The DirectSource contract: a throw while starting (a `reply` that throws) is an error, as subscribe would make it.
       observer.error(error);
       return undefined;
     }
@@ -331,7 +332,7 @@ class FunctionWorker<T, R> extends WorkerSource<T, R> {
   constructor(
     private readonly options: WorkerOptions,
     private readonly body: (abort: LazyAbort) => Eventual<T>,
-    private readonly then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+    private readonly then: (outcome: WorkerOutcome<T>) => R | ReplyStream<R>,
     private readonly held: HeldAdmission | undefined,
   ) {
     super();
@@ -361,17 +362,20 @@ class FunctionWorker<T, R> extends WorkerSource<T, R> {
     return this.body(abort);
   }
 
-  reply(outcome: WorkerOutcome<T>): R | Observable<R> {
+  reply(outcome: WorkerOutcome<T>): R | ReplyStream<R> {
     return this.then(outcome);
   }
 }
 
-/** A worker of `body` and `then`; with `held`, it runs under that kept admission instead of asking for one. */
+/**
+ * A worker of `body` and `then`, as a ReplyStream (a DirectSource: a method handler returns it as it is;
+ * hand it elsewhere with asObservable); with `held`, it runs under that kept admission instead of asking for one.
+ */
 export function worker<T, R>(
   options: WorkerOptions,
   body: (abort: LazyAbort) => Eventual<T>,
-  then: (outcome: WorkerOutcome<T>) => R | Observable<R>,
+  then: (outcome: WorkerOutcome<T>) => R | ReplyStream<R>,
   held?: HeldAdmission,
-): Observable<R> {
+): ReplyStream<R> {
   return new FunctionWorker(options, body, then, held);
 }

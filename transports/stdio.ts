@@ -32,10 +32,10 @@ import { guardedObserver } from '../lib/guarded.js';
 import { positiveIntegerOption } from '../lib/option-checks.js';
 import type { McpServer } from '../streams/mcp-server.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
-import { decodeJsonLine, encodeJsonLine } from './json-lines.js';
+import { decodeJsonLine, encodeJsonLine, LineSplitter, type LineEvent } from './json-lines.js';
 import { BurstWriter } from './burst-writer.js';
-import { LineSplitter, type LineEvent } from './line-splitter.js';
 import { RepeatedEnvelopeParser } from './repeated-envelope.js';
+import { connectOptionsOf } from './connect-options.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
@@ -180,7 +180,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   // Subscribed before the first byte is read, so no reply can be missed.
-  const connection = server.connect(connId, inbound, { transport: 'stdio', ...(principal === undefined ? {} : { principal }) }).subscribe(
+  const connection = server.connect(connId, inbound, connectOptionsOf('stdio', undefined, principal)).subscribe(
     guardedObserver(logger, 'stdio', { next: write, complete: finish }),
   );
   output.on('error', onOutputError);

@@ -12,7 +12,7 @@
 import type { LogLevel } from '../log-levels.js';
 import { isPlainObject } from './jsonrpc.js';
 
-/** Which protocol era a request is served under: decided once per request, at the edge (streams/era-decision.ts). */
+/** Which protocol era a request is served under: decided once per request, at the edge (streams/stages/decide-era.ts). */
 export type Era = 'legacy' | 'modern';
 
 /** The stateless revisions this server serves, newest first. Never mixed with the legacy list (versions.ts). */

@@ -1,8 +1,8 @@
 /**
  * The method tables: every request method the server answers, per era, side
  * by side, and what else differs between the eras once a request's era is
- * decided (era-decision.ts): which methods a client may not cancel, and how
- * a reply is shaped for the wire. Read by dispatch.
+ * decided (stages/decide-era.ts): which methods a client may not cancel, and how
+ * a reply is shaped for the wire. Read by route (stages/route.ts).
  *
  * The shared handlers (methods/shared/) serve both eras: what differs by era
  * lives in the era decision, the client channel, the input stage and the

@@ -31,6 +31,7 @@ import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc
 import type { ToolDef } from '../../lib/tool-def.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../mrtr-approval.js';
 import { supportsFormElicitation } from '../state/capability-table.js';
+import type { ReplyStream } from '../direct-source.js';
 import { runInWorker } from '../run-tool.js';
 import type { AdmissionKeeper, HeldAdmission } from '../held-admission.js';
 import { withoutReplay } from './replay.js';
@@ -90,7 +91,7 @@ function answerStep(
   args: Record<string, unknown>,
   step: ApprovalStep,
   held?: HeldAdmission,
-): Observable<JsonRpcResponse | null> {
+): ReplyStream<JsonRpcResponse | null> {
   switch (step.step) {
     case 'input_required':
       return of(resultResponse(scope.id, step.result));

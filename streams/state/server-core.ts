@@ -9,18 +9,18 @@ import type { ServerEvent } from '../../lib/events.js';
 import type { ResolvedOptions } from '../../lib/options.js';
 import type { JsonRpcId, JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { Era, ModernRequest } from '../../lib/protocol/modern.js';
-import type { Observable } from 'rxjs';
 import type { Admission } from './admission.js';
 import type { Cancellations } from './cancellation.js';
 import type { CapabilityTable } from './capability-table.js';
 import type { ClientRequests } from './client-requests.js';
 import type { DeadlineQueue } from '../../lib/deadline-queue.js';
-import type { EraDecision } from '../era-decision.js';
+import type { EraDecision } from '../../lib/protocol/classified.js';
 import type { ListenHub } from './listen-hub.js';
 import type { Connections } from './connections.js';
 import type { ApprovalDeps } from '../mrtr-approval.js';
 import type { ParkingLot } from './parking.js';
 import type { Tracing } from '../tracing.js';
+import type { ReplyStream } from '../direct-source.js';
 
 export interface ServerCore {
   readonly options: ResolvedOptions;
@@ -63,7 +63,7 @@ export interface Origin {
   readonly principal?: Principal;
   readonly mode: 'reply' | 'push';
   /**
-   * How this connection's requests get their era (era-decision.ts), the
+   * How this connection's requests get their era (stages/decide-era.ts), the
    * legacy initialization phase included; undefined: each request by its own
    * claim (direct callers).
    */
@@ -80,5 +80,10 @@ export interface RequestScope extends Origin {
   readonly modern?: ModernRequest;
 }
 
-/** A method emits exactly one reply, or `null` where the contract answers none (a parked call in push mode). */
-export type MethodHandler = (core: ServerCore, scope: RequestScope) => Observable<JsonRpcResponse | null>;
+/**
+ * A method emits one reply, or `null` where the contract answers none (a
+ * parked call in push mode). Its stream is read by the request's FirstReply
+ * (first-reply.ts), which keeps the exactly-once whatever the stream does;
+ * a DirectSource (a worker) is opened without a Subscriber in between.
+ */
+export type MethodHandler = (core: ServerCore, scope: RequestScope) => ReplyStream<JsonRpcResponse | null>;

@@ -1,12 +1,12 @@
 /**
- * perMessageEraWith (streams/era-decision.ts): the modern HTTP transport
+ * perMessageEraWith (streams/stages/decide-era.ts): the modern HTTP transport
  * reads a request's envelope to decide its era; the core then takes that
  * envelope for that request (recognised by its params object) instead of
  * reading it again. Once only; everything else is decided per message.
  */
 import { describe, expect, test } from 'vitest';
-import { classifyMessage } from '../../streams/classify-message.js';
-import { perMessageEraWith } from '../../streams/era-decision.js';
+import { classifyMessage } from '../../streams/stages/classify-envelope.js';
+import { perMessageEraWith } from '../../streams/stages/decide-era.js';
 import { readEnvelope } from '../../streams/modern/envelope.js';
 import type { ModernRequest } from '../../lib/protocol/modern.js';
 

@@ -1,5 +1,5 @@
 /**
- * The era decision (streams/era-decision.ts), per policy: a connection is
+ * The era decision (streams/stages/decide-era.ts), per policy: a connection is
  * pinned by its first request other than a server/discover probe (stdio,
  * ws, memory, custom); sse and http sessions are legacy only; direct
  * callers decide per message; ConnectOptions.era overrides the default.

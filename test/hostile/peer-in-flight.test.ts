@@ -169,7 +169,7 @@ describe('over HTTP, peers by a trusted proxy header', () => {
       expect(posted.status).toBe(202);
       await posted.body?.cancel();
     };
-    // A legacy SSE connection answers nothing but ping before initialize (streams/initialization-gate.ts).
+    // A legacy SSE connection answers nothing but ping before initialize (streams/stages/decide-era.ts).
     await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
     expect((await reader.nextMessage()).message).toMatchObject({ id: 'init', result: {} });
     return { reader, post };

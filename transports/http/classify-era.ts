@@ -26,7 +26,7 @@ import type { JsonRpcErrorResponse } from '../../lib/protocol/jsonrpc.js';
 import { hasModernClaim, isModernProtocolVersion, MODERN_META, type ModernRequest } from '../../lib/protocol/modern.js';
 import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/protocol/versions.js';
 import type { McpServer } from '../../streams/mcp-server.js';
-import type { Classified } from '../../streams/classify-message.js';
+import type { Classified } from '../../lib/protocol/classified.js';
 import { isEnvelopeError, readEnvelope } from '../../streams/modern/envelope.js';
 import { MODERN_METHODS } from '../../streams/methods/tables.js';
 import { headerOf, type RequestHead } from './exchange.js';

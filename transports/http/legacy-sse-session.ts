@@ -9,6 +9,7 @@ import { guardedObserver } from '../../lib/guarded.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { McpServer } from '../../streams/mcp-server.js';
 import type { SseWriter } from './sse-writer.js';
+import { connectOptionsOf } from '../connect-options.js';
 
 export class LegacySseSession {
   readonly kind = 'legacy';
@@ -31,7 +32,7 @@ export class LegacySseSession {
     writer.open();
     writer.event({ event: 'endpoint', data: endpoint });
     this.subscription = this.server
-      .connect(this.id, this.inbound, { transport: 'sse', peer: this.peer, ...(this.principal === undefined ? {} : { principal: this.principal }) })
+      .connect(this.id, this.inbound, connectOptionsOf('sse', this.peer, this.principal))
       .subscribe(
         guardedObserver(this.server.logger, 'legacy SSE', (message) => {
           const data = encodeMessage(message);

@@ -19,7 +19,7 @@
 import { ownerKey } from '../../lib/auth/owner-key.js';
 import type { Principal } from '../../lib/auth/principal.js';
 import { peerOf } from '../peer.js';
-import { classifyMessage } from '../../streams/classify-message.js';
+import { classifyMessage } from '../../streams/stages/classify-envelope.js';
 import { sendChallenge } from './authenticate.js';
 import type { HttpContext } from './context.js';
 import { LegacySseSession } from './legacy-sse-session.js';

@@ -25,13 +25,14 @@ import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { relatedRequestOf } from '../../lib/protocol/related.js';
 import type { ConnectOptions } from '../../streams/mcp-server.js';
-import type { ReadEnvelope } from '../../streams/era-decision.js';
+import type { ReadEnvelope } from '../../streams/stages/decide-era.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
 import type { RequestHead, ResponseSink } from './exchange.js';
 import { refuse } from './responses.js';
 import type { SseWriter } from './sse-writer.js';
+import { connectOptionsOf } from '../connect-options.js';
 
 function isReply(message: OutboundMessage): message is Extract<OutboundMessage, { id: JsonRpcId; error?: unknown }> {
   return !('method' in message);
@@ -132,7 +133,7 @@ export class ModernExchanges {
     res.on('close', exchange.finish);
     const peer = peerOf(req, ctx.options.trustedProxyHeader);
     // Written out, not a conditional spread (V8's slow path for such a literal).
-    const options: ConnectOptions = principal === undefined ? { transport: 'http', peer } : { transport: 'http', peer, principal };
+    const options: ConnectOptions = connectOptionsOf('http', peer, principal);
     const end = ctx.server.serveOne(connId, message, options, exchange.deliver, read);
     // Answered before serveOne returned (the common case: a synchronous handler): the connection goes now.
     if (exchange.over) end();

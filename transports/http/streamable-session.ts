@@ -43,6 +43,7 @@ import type { McpServer } from '../../streams/mcp-server.js';
 import type { EventStore, Replay } from '../../lib/ports/event-store.js';
 import { isPromiseLike, LaterReplays } from './later-replay.js';
 import type { SseWriter } from './sse-writer.js';
+import { connectOptionsOf } from '../connect-options.js';
 
 /** Where a JSON-mode POST's reply goes. */
 export interface ReplyWaiter {
@@ -133,7 +134,7 @@ export class StreamableSession {
     this.principal = deps.principal;
     this.laterReplays = new LaterReplays(deps.maxBacklogMessages);
     this.subscription = deps.server
-      .connect(id, this.inbound, { transport: 'http', peer: deps.peer, ...(deps.principal === undefined ? {} : { principal: deps.principal }) })
+      .connect(id, this.inbound, connectOptionsOf('http', deps.peer, deps.principal))
       .subscribe(guardedObserver(deps.logger, 'streamable HTTP', (message) => this.route(message)));
   }
 

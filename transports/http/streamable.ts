@@ -26,7 +26,7 @@ import { ownerKey } from '../../lib/auth/owner-key.js';
 import type { Principal } from '../../lib/auth/principal.js';
 import { invalidRequest } from '../../lib/errors.js';
 import { isModernProtocolVersion } from '../../lib/protocol/modern.js';
-import { classifyMessage } from '../../streams/classify-message.js';
+import { classifyMessage } from '../../streams/stages/classify-envelope.js';
 import { peerOf } from '../peer.js';
 import { sendChallenge } from './authenticate.js';
 import type { HttpContext } from './context.js';

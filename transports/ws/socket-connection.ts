@@ -29,6 +29,7 @@ import { decodeFrame } from './frames.js';
 import { RepeatedEnvelopeParser } from '../repeated-envelope.js';
 import { keepAlive } from './liveness.js';
 import type { BudgetHolder, OutboundBudget } from './outbound-budget.js';
+import { connectOptionsOf } from '../connect-options.js';
 
 export interface SocketLimits {
   readonly maxBufferedBytes: number;
@@ -128,7 +129,7 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
   });
 
   connection.add(
-    server.connect(connId, inbound$, { transport: 'ws', peer: context.peer, ...(context.principal === undefined ? {} : { principal: context.principal }) }).subscribe(
+    server.connect(connId, inbound$, connectOptionsOf('ws', context.peer, context.principal)).subscribe(
       guardedObserver(logger, 'rxmcp ws', {
         next: (message: OutboundMessage) => send(message),
         complete: () => end(CLOSE_NORMAL, 'connection ended'),

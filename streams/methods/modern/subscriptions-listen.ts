@@ -18,7 +18,8 @@ import { DENY_DETAIL } from '../../../lib/deny-details.js';
 import { callbackFailed, invalidParams, invalidRequest, readDenied } from '../../../lib/errors.js';
 import type { JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { authorize } from '../../authorize.js';
-import { authorizationContext } from '../../call-context.js';
+import { authorizationContextOf } from '../../principal-shapes.js';
+import { asObservable, type ReplyStream } from '../../direct-source.js';
 import { honouredFilter, parseListenFilter, type ListenFilter } from '../../listen-filter.js';
 import { listenStream } from '../../listen.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
@@ -34,12 +35,12 @@ function isServed(core: ServerCore): (uri: string) => boolean {
 }
 
 /** The read gate, then the stream; the gate's worker ends before the stream begins. */
-function gatedStream(core: ServerCore, scope: RequestScope, filter: ListenFilter): Observable<JsonRpcResponse> {
+function gatedStream(core: ServerCore, scope: RequestScope, filter: ListenFilter): ReplyStream<JsonRpcResponse> {
   const readAuthorizer = core.options.readAuthorizer;
   if (readAuthorizer === null) return listenStream(core, scope, filter);
   return worker(
     workerOptions(core, scope),
-    () => authorize(readAuthorizer, scope.method, { notifications: filter }, authorizationContext(scope)),
+    () => authorize(readAuthorizer, scope.method, { notifications: filter }, authorizationContextOf(scope)),
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse> => {
       if (!outcome.ok) {
         reportFailure(core, scope, outcome);
@@ -63,6 +64,6 @@ export const listen: MethodHandler = (core, scope) => {
   if (!parsed.ok) return of(invalidParams(scope.id, parsed.message, parsed.data));
   const stream$ = gatedStream(core, scope, honouredFilter(parsed.filter, MODERN_SERVER_CAPABILITIES, isServed(core)));
   if (scope.mode === 'reply') return stream$;
-  // A pushed reply bypasses dispatch's encode step, so it is encoded here (encoding twice changes nothing).
-  return pushEventually(core, scope, stream$.pipe(map((reply) => encodeModernReply(core, scope, reply) ?? reply)));
+  // A pushed reply bypasses route's encode step (request-reply.ts), so it is encoded here (encoding twice changes nothing).
+  return pushEventually(core, scope, asObservable(stream$).pipe(map((reply) => encodeModernReply(core, scope, reply) ?? reply)));
 };

@@ -8,17 +8,17 @@
  * resources/read, prompts/get and completion/complete pass their work
  * through the server's middleware.
  */
-import type { Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../../lib/deny-details.js';
 import { callbackFailed, invalidRequestState, readDenied } from '../../../lib/errors.js';
 import type { JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { authorize } from '../../authorize.js';
 import { inputNeededReply } from '../../modern/input-needed.js';
 import { replayReady, replayReply } from '../../modern/replay.js';
-import { authorizationContext } from '../../call-context.js';
+import { authorizationContextOf } from '../../principal-shapes.js';
 import type { LazyAbort } from '../../lazy-abort.js';
 import type { RequestScope, ServerCore } from '../../state/server-core.js';
 import { thenEventual, type Eventual } from '../../eventual.js';
+import type { ReplyStream } from '../../direct-source.js';
 import { worker } from '../../worker.js';
 import { reportAuthorizerFault, reportFailure, workerOptions } from '../../worker-scope.js';
 import { StagedCall, type CallSubject } from '../../admitted-call.js';
@@ -30,11 +30,11 @@ export function readSurface(
   scope: RequestScope,
   gateArgs: Record<string, unknown>,
   work: (abort: LazyAbort) => Eventual<JsonRpcResponse>,
-): Observable<JsonRpcResponse> {
+): ReplyStream<JsonRpcResponse> {
   return worker(
     workerOptions(core, scope),
     (abort) =>
-      thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContext(scope)), (verdict) => {
+      thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContextOf(scope)), (verdict) => {
         if (verdict.kind === 'allow') return replayReady(core, scope) ? work(abort) : invalidRequestState(scope.id);
         reportAuthorizerFault(core, scope, verdict);
         const detail = verdict.kind === 'ask' ? DENY_DETAIL.interactiveApprovalUnsupported : verdict.detail;

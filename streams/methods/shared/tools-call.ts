@@ -21,7 +21,7 @@ import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../li
 import { isSensitiveTool } from '../../../lib/tool-def.js';
 import type { CallToolResult } from '../../../lib/tool-result.js';
 import { authorize } from '../../authorize.js';
-import { authorizationContext } from '../../call-context.js';
+import { authorizationContextOf } from '../../principal-shapes.js';
 import { reportAuthorizerFault, reportFailure } from '../../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
 import { WorkerSource, type WorkerOutcome } from '../../worker.js';
@@ -89,7 +89,7 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
   }
 
   work(abort: LazyAbort): Eventual<ToolAnswer> {
-    const verdict = authorize(this.core.options.authorizer, this.name, this.args, authorizationContext(this.scope));
+    const verdict = authorize(this.core.options.authorizer, this.name, this.args, authorizationContextOf(this.scope));
     // A verdict here now (a synchronous authorizer) needs no closure to wait for it.
     if (!isLater(verdict)) return this.afterVerdict(verdict, abort);
     return thenEventual(verdict, (last): Eventual<ToolAnswer> => this.afterVerdict(last, abort));
@@ -97,14 +97,17 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
 
   private afterVerdict(verdict: Verdict, abort: LazyAbort): Eventual<ToolAnswer> {
     const { core, scope, tool } = this;
-    return verdict.kind !== 'allow' || tool === undefined || !replayReady(core, scope) ? new Refusal(verdict) : runTool(core, scope, tool, this.args, abort);
+    // Only a modern request can be a replay round (modern/replay.ts): a legacy one skips the lookup.
+    return verdict.kind !== 'allow' || tool === undefined || (scope.era === 'modern' && !replayReady(core, scope))
+      ? new Refusal(verdict)
+      : runTool(core, scope, tool, this.args, abort);
   }
 
   reply(outcome: WorkerOutcome<ToolAnswer>, admission?: AdmissionKeeper): JsonRpcResponse | Observable<JsonRpcResponse | null> {
     const { core, scope, tool, name } = this;
     // A handler's unanswered input call ends the round, whatever it did after; a refused
     // requestState (replayReady false, the handler never ran) is the fixed -32602 (modern/replay.ts).
-    const round = replayReply(scope);
+    const round = scope.era === 'modern' ? replayReply(scope) : undefined;
     if (round !== undefined) return round;
     if (!outcome.ok) {
       const needed = inputNeededReply(core, scope, outcome.error);

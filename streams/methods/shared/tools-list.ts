@@ -13,7 +13,7 @@ import type { Verdict } from '../../../lib/authorizers.js';
 import { scopesAllow } from '../../../lib/auth/target-scopes.js';
 import { isSensitiveTool, type ToolDef } from '../../../lib/tool-def.js';
 import { authorize } from '../../authorize.js';
-import { authorizationContext } from '../../call-context.js';
+import { authorizationContextOf } from '../../principal-shapes.js';
 import { eventualOf, isLater, thenEventual, toObservable, type Eventual } from '../../eventual.js';
 import { listResult } from './list-result.js';
 import { readSurface } from './read-surface.js';
@@ -35,7 +35,7 @@ function visible(
 
 export const listTools: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () => {
-    const ctx = authorizationContext(scope);
+    const ctx = authorizationContextOf(scope);
     const authorizer = core.options.authorizer;
     // The same backstop as tools/call: no authorizer, no sensitive tool for anyone.
     const callable = core.options.registry

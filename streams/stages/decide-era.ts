@@ -1,9 +1,35 @@
 /**
+ * decideEra: each message under its era (the EraDecision below), decided once,
+ * here, before any method is looked up: pinned per connection (stdio,
+ * WebSocket), per request (HTTP, direct callers) or legacy only (sessions).
+ * A request claiming the modern era carries its validated envelope on; a
+ * bad envelope is its error; the legacy initialization phase drops or
+ * refuses what comes before `initialize`. Everything but requests passes
+ * through as it is.
+ *
+ * ```
+ * incoming (per-connection):  --d-----r-----m--|    d server/discover (claim), r initialize (no claim), m a claiming request
+ * result:                     --d'----r'----m'-|    d' modern (not pinned), r' legacy (pins legacy), m' invalid(-32600)
+ * ```
+ */
+import type { OperatorFunction } from 'rxjs';
+import type { TransportKind } from '../../lib/context.js';
+import { invalidParams, invalidRequest, methodNotFound, unsupportedProtocolVersion } from '../../lib/errors.js';
+import type { JsonRpcId } from '../../lib/protocol/jsonrpc.js';
+import { hasModernClaim, MODERN_META, MODERN_PROTOCOL_VERSIONS, type Era, type EraPolicy, type ModernRequest } from '../../lib/protocol/modern.js';
+import type { Classified, ClassifiedRequest, Decided, DecidedRequest, EraDecision } from '../../lib/protocol/classified.js';
+import { EnvelopeReader, isEnvelopeError, readEnvelope } from '../modern/envelope.js';
+import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
+import type { ServerCore } from '../state/server-core.js';
+import type { Incoming } from './incoming.js';
+import { perMessage } from './per-message.js';
+
+/**
  * The era decision: which protocol era each request is served under, made
  * once, here, before any method is looked up. Its answer for a request is
  * `{ era: 'legacy' }`, `{ era: 'modern', modern }` (the validated envelope)
  * or the error that request earns; every other message passes through (or
- * is dropped by the legacy initialization phase, initialization-gate.ts).
+ * is dropped by the legacy initialization phase, InitializationGate below).
  *
  * A request claims the modern era with
  * `params._meta["io.modelcontextprotocol/protocolVersion"]`; a claim with a
@@ -35,29 +61,6 @@
  * the modern era sends only replies, notifications of a request in flight,
  * and notifications on a subscriptions/listen stream (McpServer.connect).
  */
-import type { TransportKind } from '../lib/context.js';
-import { invalidParams, invalidRequest, methodNotFound, unsupportedProtocolVersion } from '../lib/errors.js';
-import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
-import { hasModernClaim, MODERN_META, MODERN_PROTOCOL_VERSIONS, type Era, type EraPolicy, type ModernRequest } from '../lib/protocol/modern.js';
-import type { Classified } from './classify-message.js';
-import { initializationGateFor, type InitializationGate } from './initialization-gate.js';
-import { EnvelopeReader, isEnvelopeError, readEnvelope } from './modern/envelope.js';
-
-type ClassifiedRequest = Extract<Classified, { kind: 'request' }>;
-
-/** A request with its era decided. */
-export interface DecidedRequest extends ClassifiedRequest {
-  readonly era: Era;
-  readonly modern?: ModernRequest;
-}
-
-export type Decided = Exclude<Classified, { kind: 'request' }> | DecidedRequest;
-
-export interface EraDecision {
-  decide(classified: Classified): Decided;
-  /** The era the connection is pinned to; undefined while open (or when each message decides). */
-  readonly pinned: Era | undefined;
-}
 
 export const DISCOVER = 'server/discover';
 
@@ -208,3 +211,71 @@ export function perMessageEra(): EraDecision {
 }
 
 export const ERA_POLICIES: readonly EraPolicy[] = ['per-connection', 'per-message', 'legacy'];
+
+/**
+ * The initialization phase on a legacy-era connection: one decision, here.
+ *
+ * MCP 2025-11-25 (basic/lifecycle): initialization MUST be the first
+ * interaction, and the client SHOULD NOT send requests other than pings
+ * before the server has answered `initialize`. Answering anyway would answer
+ * as if a revision had been agreed, and a client that pinned another one
+ * would misread the reply. So, on a connection that a stdio, WebSocket or
+ * legacy HTTP+SSE transport declared through `connect`, until its first
+ * `initialize` arrives:
+ * - `initialize` passes (and opens the connection for everything), `ping` passes;
+ * - any other request is answered -32600 "send initialize first", with its id;
+ * - a notification is dropped (there is nothing it could refer to yet);
+ * - envelope refusals and responses go on as they would (a response answers
+ *   nothing the server asked, so it is ignored anyway).
+ *
+ * Not gated: direct callers (`handleMessage`, `request`, `subscribe`), the
+ * in-memory transport, and Streamable HTTP, whose `initialize` mints the
+ * session every other POST must name. The gate screens legacy traffic only:
+ * the era decision (above) owns it, and a modern (2026-07-28)
+ * request, which has no initialize at all, never reaches it.
+ */
+const GATED: ReadonlySet<TransportKind> = new Set<TransportKind>(['stdio', 'ws', 'sse']);
+
+const DROP: Classified = { kind: 'drop' };
+const NOT_INITIALIZED = 'Invalid Request: send initialize first (this connection is not initialized)';
+
+export class InitializationGate {
+  private initialized = false;
+
+  /** What the connection does with `classified`: itself, or the refusal or drop the phase calls for. */
+  screen(classified: Classified): Classified {
+    if (this.initialized) return classified;
+    if (classified.kind === 'notification') return DROP;
+    if (classified.kind !== 'request') return classified;
+    if (classified.method === 'initialize') {
+      this.initialized = true;
+      return classified;
+    }
+    if (classified.method === 'ping') return classified;
+    return { kind: 'invalid', reply: invalidRequest(classified.id, NOT_INITIALIZED) };
+  }
+}
+
+/** A fresh gate for a connection declared as `transport`, or undefined when that transport is not gated. */
+export function initializationGateFor(transport: TransportKind): InitializationGate | undefined {
+  return GATED.has(transport) ? new InitializationGate() : undefined;
+}
+
+/** Fills `incoming.decided` from `incoming.classified`; returns it. */
+export function decideIncoming(core: ServerCore, incoming: Incoming): Incoming {
+  const classified = incoming.classified!;
+  try {
+    incoming.decided = (incoming.origin.eraDecision ?? perMessageEra()).decide(classified);
+  } catch (error) {
+    // Only a direct caller's object can make the decision throw (a getter, a Proxy).
+    incoming.decided = { kind: 'invalid', reply: pipelineFailure(core, incoming.origin.connId, null, error) };
+  }
+  return incoming;
+}
+
+export function decideEra(core: ServerCore): OperatorFunction<Incoming, Incoming> {
+  return perMessage(
+    (incoming: Incoming) => decideIncoming(core, incoming),
+    (error) => reportPipelineFailure(core, '', error),
+  );
+}

@@ -1,4 +1,27 @@
 /**
+ * classifyEnvelope: each message's JSON-RPC envelope checked, in the
+ * contract's order (classifyMessage, below), before anything else reads it: a
+ * request, a notification, a response to one of the server's own requests,
+ * something to drop, or an invalid message with the error it earns. Bad
+ * input becomes that error, never a throw; a message whose very reading
+ * throws (a direct caller's getter or Proxy) is answered as an internal
+ * error (id null) and logged.
+ *
+ * ```
+ * incoming:  --m1-----m2-----m3--|     m1 a request, m2 [1,2], m3 a response
+ * result:    --i1-----i2-----i3--|     i.classified: request, invalid(-32600 batch), response
+ * ```
+ */
+import type { OperatorFunction } from 'rxjs';
+import { invalidParams, invalidRequest } from '../../lib/errors.js';
+import type { Classified } from '../../lib/protocol/classified.js';
+import { isJsonRpcId, isPlainObject, type JsonRpcId } from '../../lib/protocol/jsonrpc.js';
+import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
+import type { ServerCore } from '../state/server-core.js';
+import type { Incoming } from './incoming.js';
+import { perMessage } from './per-message.js';
+
+/**
  * classifyMessage: the envelope check, in the contract's order, before any
  * method is looked at. Bad input becomes a ready reply or a drop, never a
  * throw.
@@ -8,15 +31,6 @@
  * stores, hashes or echoes it, so a deeply nested or huge structure in the
  * id position can never reach an encoder or a Map key.
  */
-import { invalidParams, invalidRequest } from '../lib/errors.js';
-import { isJsonRpcId, isPlainObject, type JsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
-
-export type Classified =
-  | { readonly kind: 'invalid'; readonly reply: JsonRpcResponse }
-  | { readonly kind: 'drop' }
-  | { readonly kind: 'request'; readonly id: JsonRpcId; readonly method: string; readonly params: Record<string, unknown> | undefined }
-  | { readonly kind: 'notification'; readonly method: string; readonly params: Record<string, unknown> | undefined }
-  | { readonly kind: 'response'; readonly id: JsonRpcId; readonly message: Record<string, unknown> };
 
 const DROP: Classified = { kind: 'drop' };
 
@@ -50,4 +64,21 @@ export function classifyMessage(message: unknown): Classified {
   if (!hasMethod) return hasId ? { kind: 'invalid', reply: invalidRequest(id, 'Missing method') } : DROP;
   const method = message.method as string;
   return hasId ? { kind: 'request', id, method, params } : { kind: 'notification', method, params };
+}
+
+/** Fills `incoming.classified`; returns it. */
+export function classifyIncoming(core: ServerCore, incoming: Incoming): Incoming {
+  try {
+    incoming.classified = classifyMessage(incoming.message);
+  } catch (error) {
+    incoming.classified = { kind: 'invalid', reply: pipelineFailure(core, incoming.origin.connId, null, error) };
+  }
+  return incoming;
+}
+
+export function classifyEnvelope(core: ServerCore): OperatorFunction<Incoming, Incoming> {
+  return perMessage(
+    (incoming: Incoming) => classifyIncoming(core, incoming),
+    (error) => reportPipelineFailure(core, '', error),
+  );
 }

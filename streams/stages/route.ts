@@ -1,0 +1,96 @@
+/**
+ * route: each decided message to what answers it. A request goes to its
+ * era's method (methods/tables.ts), whose reply stream is what comes out:
+ * that method's own stages (admit and work in a worker, authorize, park or
+ * ask, run) inside, its era's encoding and the call's telemetry around it
+ * (request-reply.ts, call-telemetry.ts). An invalid message or an unknown
+ * method comes out as its error reply. A response answers a question this
+ * connection was asked (a parked call's elicitation, a handler's client
+ * request) and a notification may cancel a request: both are acted on here
+ * and nothing comes out, like a message to drop.
+ *
+ * It never throws: a method that throws while building its reply is a server
+ * bug kept to its request, answered with an internal error and logged.
+ *
+ * ```
+ * decided:  --r-----x-----n-----u--|    r tools/call, x invalid, n notifications/cancelled, u unknown/method
+ * result:   --R-----X-----------U--|    R the call's reply stream, X x's error, U -32601
+ * ```
+ */
+import type { OperatorFunction } from 'rxjs';
+import { methodNotFound } from '../../lib/errors.js';
+import { isJsonRpcId, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
+import { withCallTelemetry } from '../call-telemetry.js';
+import type { ReplyStream } from '../direct-source.js';
+import type { DecidedRequest } from '../../lib/protocol/classified.js';
+import { ERAS } from '../methods/tables.js';
+import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
+import { scopeOf } from '../principal-shapes.js';
+import { RequestReply } from '../request-reply.js';
+import type { Origin, ServerCore } from '../state/server-core.js';
+import type { Incoming } from './incoming.js';
+import { perMessage } from './per-message.js';
+
+/**
+ * What route hands on: a reply now, or a request's reply stream (one reply,
+ * null where the contract answers nothing, or nothing if the client cancels it).
+ */
+export type Routed = JsonRpcResponse | ReplyStream<JsonRpcResponse | null>;
+
+function onNotification(core: ServerCore, origin: Origin, method: string, params: Record<string, unknown> | undefined): void {
+  // Only an id a request can have names one; anything else (a nested structure, a boolean) is dropped.
+  if (method === 'notifications/cancelled' && params !== undefined && isCancellableId(params.requestId)) {
+    core.cancellations.cancel(origin.connId, params.requestId);
+  }
+  // notifications/initialized and anything unknown need no action.
+}
+
+function isCancellableId(value: unknown): value is string | number {
+  return value !== null && isJsonRpcId(value);
+}
+
+function requestReply(core: ServerCore, origin: Origin, request: DecidedRequest, message: unknown): Routed {
+  const era = ERAS[request.era];
+  const handler = era.methods.get(request.method);
+  if (handler === undefined) return methodNotFound(request.id, request.method);
+  const scope = scopeOf(origin, request);
+  const reply$ = handler(core, scope);
+  const first$ = new RequestReply(reply$, core, scope, era.encode, !era.uncancellable.has(scope.method));
+  return withCallTelemetry(core, scope, message, first$);
+}
+
+/** What answers `incoming` (its `decided` filled by decideEra), or undefined: nothing to answer. */
+export function routeIncoming(core: ServerCore, incoming: Incoming): Routed | undefined {
+  const decided = incoming.decided!;
+  const origin = incoming.origin;
+  try {
+    switch (decided.kind) {
+      case 'invalid':
+        return decided.reply;
+      case 'drop':
+        return undefined;
+      case 'response':
+        // An answer to nothing we asked, or from a connection that did not own the question, is ignored.
+        if (!core.parking.answer(origin.connId, decided.id, decided.message)) {
+          core.clientRequests.answer(origin.connId, decided.id, decided.message);
+        }
+        return undefined;
+      case 'notification':
+        onNotification(core, origin, decided.method, decided.params);
+        return undefined;
+      case 'request':
+        return requestReply(core, origin, decided, incoming.message);
+    }
+  } catch (error) {
+    if (decided.kind === 'request') return pipelineFailure(core, origin.connId, decided.id, error);
+    reportPipelineFailure(core, origin.connId, error);
+    return undefined;
+  }
+}
+
+export function route(core: ServerCore): OperatorFunction<Incoming, Routed> {
+  return perMessage(
+    (incoming: Incoming) => routeIncoming(core, incoming),
+    (error) => reportPipelineFailure(core, '', error),
+  );
+}

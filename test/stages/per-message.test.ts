@@ -1,0 +1,38 @@
+import { describe, expect, test } from 'vitest';
+import { perMessage } from '../../streams/stages/per-message.js';
+import { newTestScheduler } from '../marbles/harness.js';
+
+describe('perMessage', () => {
+  test('maps each value, drops what its step returns undefined for, passes the end through', () => {
+    newTestScheduler().run(({ cold, expectObservable }) => {
+      const thrown: unknown[] = [];
+      const double = perMessage((n: number) => (n === 2 ? undefined : n * 10), (error) => thrown.push(error));
+      expectObservable(cold('-a-b-c|', { a: 1, b: 2, c: 3 }).pipe(double)).toBe('-x---y|', { x: 10, y: 30 });
+      expect(thrown).toEqual([]);
+    });
+  });
+
+  test('a step that throws is reported and its value dropped; the stream goes on', () => {
+    newTestScheduler().run(({ cold, expectObservable }) => {
+      const thrown: unknown[] = [];
+      const failing = perMessage(
+        (n: number) => {
+          if (n === 2) throw new Error('bad');
+          return n;
+        },
+        (error) => thrown.push((error as Error).message),
+      );
+      expectObservable(cold('-a-b-c|', { a: 1, b: 2, c: 3 }).pipe(failing)).toBe('-a---c|', { a: 1, c: 3 });
+    });
+  });
+
+  test('an error of the source passes through; unsubscribing unsubscribes the source', () => {
+    newTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-#', { a: 1 });
+      expectObservable(source.pipe(perMessage((n: number) => n, () => undefined))).toBe('-a-#', { a: 1 });
+      const long = cold('-a-b-c-d', { a: 1, b: 2, c: 3, d: 4 });
+      expectObservable(long.pipe(perMessage((n: number) => n, () => undefined)), '^--!').toBe('-a-', { a: 1 });
+      expectSubscriptions(long.subscriptions).toBe('^--!');
+    });
+  });
+});
