@@ -17,7 +17,7 @@ import type { TransportKind } from '../../lib/context.js';
 import { invalidParams, invalidRequest, methodNotFound, unsupportedProtocolVersion } from '../../lib/errors.js';
 import type { JsonRpcId } from '../../lib/protocol/jsonrpc.js';
 import { hasModernClaim, MODERN_META, MODERN_PROTOCOL_VERSIONS, type Era, type EraPolicy, type ModernRequest } from '../../lib/protocol/modern.js';
-import type { Classified, ClassifiedRequest, Decided, DecidedRequest, EraDecision } from '../../lib/protocol/classified.js';
+import type { Classified, ClassifiedRequest, Decided, DecidedRequest, EraDecision, ReadEnvelope } from '../../lib/protocol/classified.js';
 import { EnvelopeReader, isEnvelopeError, readEnvelope } from '../modern/envelope.js';
 import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
 import type { ServerCore } from '../state/server-core.js';
@@ -177,11 +177,6 @@ class AlreadyRead implements EraDecision {
   }
 }
 
-/** A modern request's envelope as the transport read it (readEnvelope), with the params object it was read from. */
-export interface ReadEnvelope {
-  readonly params: Record<string, unknown>;
-  readonly envelope: ModernRequest;
-}
 
 /** The per-message decision, told one request's envelope in advance (see AlreadyRead). */
 export function perMessageEraWith(read: ReadEnvelope | undefined): EraDecision {

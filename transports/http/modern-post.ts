@@ -25,7 +25,7 @@ import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { relatedRequestOf } from '../../lib/protocol/related.js';
 import type { ConnectOptions } from '../../streams/mcp-server.js';
-import type { ReadEnvelope } from '../../streams/stages/decide-era.js';
+import type { ReadEnvelope } from '../../lib/protocol/classified.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
 import type { HttpContext } from './context.js';
