@@ -1,5 +1,5 @@
 'use strict';
-// What require('rxmcp') and require('rxmcp/transports') load (package.json
+// What require('rxmcp'), require('rxmcp/transports') and require('rxmcp/testing') load (package.json
 // "exports", the "require" condition): rxmcp is published as ES modules only.
 const error = new Error(
   "rxmcp is an ES module only package: it cannot be loaded with require(). " +

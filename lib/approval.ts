@@ -6,6 +6,13 @@
  */
 import { DENY_DETAIL } from './deny-details.js';
 
+/**
+ * How the id of a legacy approval's elicitation/create begins (the rest is
+ * random): what tells a client, or a test, the server's own approval
+ * question from a handler's `ctx.elicit`.
+ */
+export const APPROVAL_REQUEST_ID_PREFIX = 'rxmcp-elicit-';
+
 export type ElicitationVerdict = { readonly approved: true } | { readonly approved: false; readonly detail: string };
 
 const APPROVED: ElicitationVerdict = { approved: true };

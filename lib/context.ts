@@ -4,6 +4,7 @@
  * at the transport, or by the embedding application), never by the client,
  * which is what makes them safe to base an authorization decision on.
  */
+import type { SchedulerLike } from 'rxjs';
 import type { Principal } from './auth/principal.js';
 import type { LogLevel } from './log-levels.js';
 import type { JsonRpcId } from './protocol/jsonrpc.js';
@@ -47,6 +48,19 @@ export interface CallContext extends AuthorizationContext {
    * Frozen and shared by the requests of a connection that repeat one envelope.
    */
   readonly modern: ModernRequest | undefined;
+  /**
+   * The server's clock (the `scheduler` option; `asyncScheduler` unless one
+   * was given): `timer(ms, ctx.scheduler)`, `ctx.scheduler.now()`. A handler
+   * that keeps time through it runs on a test's virtual clock unchanged.
+   */
+  readonly scheduler: SchedulerLike;
+  /**
+   * Waits `ms` on the server's clock; rejects with the signal's reason when
+   * the call is cancelled (timeout, cancel, caller gone), so an `async`
+   * handler stops at its next `await ctx.sleep(...)`. The same as
+   * `sleep(ms, { scheduler: ctx.scheduler, signal: ctx.signal })`.
+   */
+  sleep(ms: number): Promise<void>;
   /**
    * notifications/progress for this request; a no-op when the request carried
    * no progress token or nothing can receive pushes.

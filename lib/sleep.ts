@@ -1,17 +1,20 @@
 /**
- * sleep: a handler's wait on the SERVER's clock (`ctx`-independent, pass
- * `server.scheduler` or the scheduler you gave createServer), so a test's
- * virtual clock drives it; rejects with the signal's reason when the call is
- * cancelled.
+ * sleep: a wait on a scheduler's clock, as a Promise that rejects with the
+ * signal's reason when the signal aborts. Inside a handler, `ctx.sleep(ms)`
+ * is this on the SERVER's clock with the call's signal, so a test's virtual
+ * clock drives it; outside one (a helper shared by handlers, a middleware),
+ * pass the server's scheduler (`server.scheduler`) yourself.
  *
- *   handler: async ({ ms }, ctx) => { await sleep(Number(ms), { scheduler, signal: ctx.signal }); return 'done'; }
+ *   handler: async ({ ms }, ctx) => { await ctx.sleep(Number(ms)); return 'done'; }
+ *   await sleep(100, { scheduler: server.scheduler, signal })
  */
 import { asyncScheduler, timer, type SchedulerLike } from 'rxjs';
 import { untilAborted } from './until-aborted.js';
 
 export interface SleepOptions {
-  readonly scheduler?: SchedulerLike;
-  readonly signal?: AbortSignal;
+  /** Default asyncScheduler (real time). */
+  readonly scheduler?: SchedulerLike | undefined;
+  readonly signal?: AbortSignal | undefined;
 }
 
 export function sleep(ms: number, options: SleepOptions = {}): Promise<void> {

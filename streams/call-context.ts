@@ -2,15 +2,18 @@
  * The context a callback receives, built from its request's scope: who is
  * calling (set by the server, never the client), the abort signal, and the
  * ways to talk back to the client while the call runs (progress, log lines,
- * elicitation, sampling, roots, and named batches of them). Every message it sends is tagged with the
- * request it belongs to, so a transport can deliver it on that request's
- * stream.
+ * elicitation, sampling, roots, and named batches of them), and the server's
+ * clock, so a handler waits on the scheduler a test controls. Every message
+ * it sends is tagged with the request it belongs to, so a transport can
+ * deliver it on that request's stream.
  */
+import type { SchedulerLike } from 'rxjs';
 import type { Principal } from '../lib/auth/principal.js';
 import type { CallContext, ConnId, ElicitParams, ElicitResult, InputRequest, InputResponses, TransportKind } from '../lib/context.js';
 import { checkRequestedSchema } from '../lib/elicitation-schema.js';
 import { ClientCapabilityError } from '../lib/errors.js';
 import type { LogLevel } from '../lib/log-levels.js';
+import { sleep } from '../lib/sleep.js';
 import { untilAborted } from '../lib/until-aborted.js';
 import { isPlainObject, notification, type JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import type { Era, ModernRequest } from '../lib/protocol/modern.js';
@@ -127,6 +130,14 @@ class RequestCallContext implements CallContext {
 
   get signal(): AbortSignal {
     return this.#abort.signal;
+  }
+
+  get scheduler(): SchedulerLike {
+    return this.#core.options.scheduler;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return sleep(ms, { scheduler: this.#core.options.scheduler, signal: this.#abort.signal });
   }
 
   progress(progress: number, total?: number, message?: string): void {

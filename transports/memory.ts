@@ -5,6 +5,7 @@
  * client Transport, so `new Client(...).connect(transport)` works against it.
  */
 import { Subject, type Observable, type Subscription } from 'rxjs';
+import type { Principal } from '../lib/auth/principal.js';
 import type { ConnId, TransportKind } from '../lib/context.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import type { McpServer } from '../streams/mcp-server.js';
@@ -13,6 +14,10 @@ import { mintConnId } from './conn-id.js';
 export interface MemoryConnectionOptions {
   readonly connId?: ConnId;
   readonly transport?: TransportKind;
+  /** The fairness key (ConnectOptions.peer); default: the connection is its own peer. */
+  readonly peer?: string;
+  /** The caller as the embedding application vouches for it (ConnectOptions.principal, from makePrincipal). */
+  readonly principal?: Principal;
 }
 
 export interface MemoryConnection {
@@ -30,7 +35,11 @@ export function connectInMemory(server: McpServer, options: MemoryConnectionOpti
   const inbound = new Subject<unknown>();
   const outbound = new Subject<OutboundMessage>();
   const subscription: Subscription = server
-    .connect(connId, inbound, { transport: options.transport ?? 'memory' })
+    .connect(connId, inbound, {
+      transport: options.transport ?? 'memory',
+      ...(options.peer === undefined ? {} : { peer: options.peer }),
+      ...(options.principal === undefined ? {} : { principal: options.principal }),
+    })
     .subscribe(outbound);
   return {
     connId,

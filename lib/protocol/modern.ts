@@ -46,7 +46,13 @@ export interface ModernRequest {
   readonly logLevel?: LogLevel;
 }
 
-/** A modern request's envelope as the transport read it (readEnvelope), with the params object it was read from. */
+/**
+ * A modern request's envelope as the transport read it (readEnvelope), with
+ * the params object it was read from. Here, not beside the stage that uses
+ * it: `serveOne` names it in the package's public types, which must not
+ * reach the server's state (and through it the optional peer
+ * @opentelemetry/api that a consumer may not have).
+ */
 export interface ReadEnvelope {
   readonly params: Record<string, unknown>;
   readonly envelope: ModernRequest;

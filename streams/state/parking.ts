@@ -20,7 +20,7 @@
  */
 import { Observable, Subject, map, race, take, timer, type SchedulerLike } from 'rxjs';
 import type { ConnId } from '../../lib/context.js';
-import { approvalSchema, deniedVerdict, readElicitResult, type ElicitationVerdict } from '../../lib/approval.js';
+import { APPROVAL_REQUEST_ID_PREFIX, approvalSchema, deniedVerdict, readElicitResult, type ElicitationVerdict } from '../../lib/approval.js';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import { randomId } from '../../lib/random-id.js';
 import type { JsonRpcRequest } from '../../lib/protocol/jsonrpc.js';
@@ -71,7 +71,7 @@ export interface ParkRequest {
 }
 
 export function randomElicitationId(): string {
-  return randomId('rxmcp-elicit-');
+  return randomId(APPROVAL_REQUEST_ID_PREFIX);
 }
 
 /** Reads the client's answer to an elicitation/create request. */

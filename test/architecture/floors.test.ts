@@ -1,7 +1,9 @@
 /**
  * The floor plan, enforced (DESIGN "Layout"): dependencies point down only,
- * `transports/ -> streams/ -> lib/` and `cluster/ -> lib/`; the package's
- * public barrel (lib/index.ts) is the one file that may import upward; no
+ * `testing/ -> transports/ -> streams/ -> lib/` and `cluster/ -> lib/`; the
+ * package's public barrel (lib/index.ts) is the one file that may import
+ * upward, though never into testing/ (the test kit is its own entry,
+ * rxmcp/testing, and nothing a server runs may depend on it); no
  * circle of any kind, type-only imports included; and the core (lib/,
  * streams/) touches no wire: no transport, `node:http`, `ws` or `process`.
  */
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { circles, importGraph, ROOT } from './import-graph.js';
 
-const FLOOR: Record<string, number> = { lib: 0, streams: 1, transports: 2 };
+const FLOOR: Record<string, number> = { lib: 0, streams: 1, transports: 2, testing: 3 };
 /** Files allowed to import any floor: the package's entry points. */
 const BARRELS = new Set(['lib/index.ts']);
 
@@ -20,9 +22,10 @@ function floorOf(file: string): string {
 
 /** Whether `from` may import `to` under the floor plan. */
 function allowed(from: string, to: string): boolean {
-  if (BARRELS.has(from)) return true;
   const a = floorOf(from);
   const b = floorOf(to);
+  if (b === 'testing') return a === 'testing';
+  if (BARRELS.has(from)) return true;
   if (a === b) return true;
   if (a === 'cluster') return b === 'lib';
   if (b === 'cluster') return false;
@@ -33,7 +36,7 @@ const graph = importGraph();
 
 describe('the floor plan', () => {
   test('reads every floor', () => {
-    for (const folder of ['lib/', 'streams/', 'transports/', 'cluster/']) {
+    for (const folder of ['lib/', 'streams/', 'transports/', 'testing/', 'cluster/']) {
       expect([...graph.keys()].some((file) => file.startsWith(folder))).toBe(true);
     }
     // The reader follows imports: a file the graph knows imports something.
@@ -45,7 +48,7 @@ describe('the floor plan', () => {
     for (const [from, targets] of graph) {
       for (const to of targets) if (!allowed(from, to)) upward.push(`${from} -> ${to}`);
     }
-    expect(upward, 'an import against the floor plan (transports -> streams -> lib, cluster -> lib)').toEqual([]);
+    expect(upward, 'an import against the floor plan (testing -> transports -> streams -> lib, cluster -> lib)').toEqual([]);
   });
 
   test('no circle of imports, type-only ones included', () => {
@@ -71,6 +74,11 @@ describe('the checker itself', () => {
     expect(allowed('cluster/redis/a.ts', 'streams/b.ts')).toBe(false);
     expect(allowed('transports/a.ts', 'lib/b.ts')).toBe(true);
     expect(allowed('lib/index.ts', 'streams/b.ts')).toBe(true);
+    expect(allowed('testing/a.ts', 'transports/b.ts')).toBe(true);
+    expect(allowed('testing/a.ts', 'lib/b.ts')).toBe(true);
+    expect(allowed('transports/a.ts', 'testing/b.ts')).toBe(false);
+    expect(allowed('cluster/redis/a.ts', 'testing/b.ts')).toBe(false);
+    expect(allowed('lib/index.ts', 'testing/b.ts')).toBe(false);
     const made = new Map([
       ['lib/a.ts', ['lib/b.ts']],
       ['lib/b.ts', ['lib/c.ts']],

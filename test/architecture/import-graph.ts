@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const FLOOR_FOLDERS = ['lib', 'streams', 'transports', 'cluster'] as const;
+export const FLOOR_FOLDERS = ['lib', 'streams', 'transports', 'testing', 'cluster'] as const;
 
 const SPECIFIERS = [
   /\b(?:import|export)\s[^;]*?\bfrom\s*['"]([^'"]+)['"]/gs,

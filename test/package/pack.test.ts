@@ -2,7 +2,9 @@
  * What is published is what is tested: `npm pack` the library (dist/ must be
  * built; npm test does), check what the tarball holds, install it into a
  * temporary project, type-check a strict NodeNext server against it, and run
- * that server over stdio with the official SDK client.
+ * that server over stdio with the official SDK client; and a user's test of
+ * that kind of server through rxmcp/testing, type-checked the same way and
+ * run under node:test.
  *
  * "Install" without the network: the tarball is unpacked as
  * node_modules/rxmcp, and only the dependencies its package.json declares are
@@ -64,6 +66,41 @@ server.events$.subscribe((event: ServerEvent) => {
 await serveStdio(server).closed;
 `;
 
+const CONSUMER_TEST = `
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Registry } from 'rxmcp';
+import { createTestServer, expectDenied, textOf, type PendingInput, type ToolCall } from 'rxmcp/testing';
+
+test('an async tool on the virtual clock, both eras, from the tarball', async () => {
+  const registry = new Registry().registerTool({
+    name: 'later',
+    handler: async (_args, ctx) => {
+      await ctx.sleep(250);
+      return 'at ' + String(ctx.scheduler.now());
+    },
+  });
+  const { client, clock } = createTestServer({ registry, callbackTimeoutMs: 1000 });
+  for (const era of ['legacy', 'modern'] as const) {
+    const c = await client(era);
+    const call: ToolCall = c.callTool('later');
+    await clock.advance(250);
+    assert.equal(textOf(await call), 'at ' + String(clock.now()));
+  }
+});
+
+test('an approval that times out', async () => {
+  const registry = new Registry().registerTool({ name: 'wipe', sensitive: true, handler: () => 'wiped' });
+  const { client, clock } = createTestServer({ registry, authorizer: () => ({ ask: 'Wipe?' }), elicitationTimeoutMs: 1000 });
+  const c = await client('legacy', { capabilities: { elicitation: {} } });
+  const call = c.callTool('wipe');
+  const ask: PendingInput = await c.nextInput();
+  await clock.advance(1000);
+  ask.approve();
+  assert.equal(expectDenied(await call, 'timed out').tool, 'wipe');
+});
+`;
+
 const TSCONFIG = {
   compilerOptions: {
     target: 'es2022',
@@ -77,7 +114,7 @@ const TSCONFIG = {
     types: ['node'],
     outDir: 'out',
   },
-  files: ['server.ts'],
+  files: ['server.ts', 'server.test.ts'],
 };
 
 /** Links node_modules/<name> in `project` to this repository's copy. */
@@ -102,6 +139,7 @@ beforeAll(async () => {
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
   writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
   writeFileSync(join(consumer, 'server.ts'), CONSUMER_SERVER);
+  writeFileSync(join(consumer, 'server.test.ts'), CONSUMER_TEST);
 }, 60_000);
 
 afterAll(() => {
@@ -111,16 +149,17 @@ afterAll(() => {
 describe('the tarball', () => {
   test('holds the library, the CLI, the LICENSE and the README, and no source maps, benchmarks or demo servers', () => {
     const paths = packed.files.map((f) => f.path);
-    for (const needed of ['LICENSE', 'README.md', 'package.json', 'esm-only.cjs', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/transports/index.js', 'dist/transports/index.d.ts', 'dist/cluster/redis/index.js', 'dist/cluster/redis/index.d.ts', 'dist/examples/cli/rxmcp.js']) {
+    for (const needed of ['LICENSE', 'README.md', 'package.json', 'esm-only.cjs', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/transports/index.js', 'dist/transports/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/cluster/redis/index.js', 'dist/cluster/redis/index.d.ts', 'dist/examples/cli/rxmcp.js']) {
       expect(paths).toContain(needed);
     }
     expect(paths.filter((p) => p.endsWith('.map'))).toStrictEqual([]);
     expect(paths.filter((p) => /^dist\/(bench|test)\/|^dist\/examples\/(?!cli\/)/.test(p))).toStrictEqual([]);
     expect(readFileSync(join(consumer, 'node_modules', 'rxmcp', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 rxmcp contributors/);
-    // Only the library (JS about 760 kB with its comments, .d.ts about 400 kB, README 150 kB: two eras, auth,
-    // middleware, typed tools, bindings and observable resources, the framework adapters and the Redis cluster
-    // stores; about 1.32 MB in all): no maps, benchmarks or demos, each of which is hundreds of kB; a jump past
-    // this is a leak.
+    // Only the library (JS about 780 kB with its comments, .d.ts about 400 kB, README 150 kB: two eras, auth,
+    // middleware, typed tools, bindings and observable resources, the framework adapters, the Redis cluster
+    // stores and the test kit): no maps, benchmarks or demos, each of which is hundreds of kB; a jump past
+    // this is a leak. The README's "The package" says about 1.3 MB.
+    expect(packed.unpackedSize).toBeGreaterThan(1_200_000);
     expect(packed.unpackedSize).toBeLessThan(1_400_000);
   });
 
@@ -142,8 +181,8 @@ describe('the tarball', () => {
     }
   });
 
-  test('require() of either entry point fails with a message that says rxmcp is ESM only', async () => {
-    for (const entry of ['rxmcp', 'rxmcp/transports']) {
+  test('require() of an entry point fails with a message that says rxmcp is ESM only', async () => {
+    for (const entry of ['rxmcp', 'rxmcp/transports', 'rxmcp/testing']) {
       const failure = await run(process.execPath, ['-e', `require(${JSON.stringify(entry)})`], { cwd: consumer, timeout: 15_000 }).then(
         () => undefined,
         (error: { code: number; stderr: string }) => error,
@@ -165,7 +204,21 @@ describe('a strict NodeNext project using the tarball', () => {
     expect(result.stdout).toBe('');
     expect(result.code).toBe(0);
     expect(existsSync(join(consumer, 'out', 'server.js'))).toBe(true);
+    expect(existsSync(join(consumer, 'out', 'server.test.js'))).toBe(true);
   }, 60_000);
+
+  test('its rxmcp/testing test passes under node:test', async () => {
+    const outcome = await run(process.execPath, ['--test', '--test-reporter=tap', 'out/server.test.js'], {
+      cwd: consumer,
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? '', RXMCP_LOG_LEVEL: 'silent' },
+    }).then(
+      ({ stdout }) => stdout,
+      (error: { stdout: string; stderr: string }) => `${error.stdout}\n${error.stderr}`,
+    );
+    expect(outcome).toMatch(/^# pass 2$/m);
+    expect(outcome).toMatch(/^# fail 0$/m);
+  }, 45_000);
 
   test('runs over stdio with the official SDK client: serverInfo, a call, a ToolError, and a crash logged on stderr', async () => {
     const transport = new StdioClientTransport({
