@@ -3,7 +3,7 @@ export type { ConnectionInfo, ConnectOptions, HandleMessageOptions, ParkedApprov
 export { Registry } from './registry.js';
 export type { AnyResourceDef, BindToolsOptions, RegisterOptions, RegisterToolOptions, RegistryChange, RegistryOptions } from './registry.js';
 export { allowAll, allowlist, denyAll } from './authorizers.js';
-export type { AllowlistOptions, Authorizer, Decision } from './authorizers.js';
+export type { AllowlistOptions, AskPrompt, Authorizer, Decision } from './authorizers.js';
 export { ConfigError, CallerGoneError, ToolError, ClientCapabilityError, ClientRequestError, InputNeededError, ResourceNotFoundError } from './errors.js';
 export type { InputNeed } from './errors.js';
 export * as errors from './errors.js';

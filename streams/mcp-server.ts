@@ -21,6 +21,7 @@ import {
   type Observer,
 } from 'rxjs';
 import { Admission } from './state/admission.js';
+import { auditAllowlist } from './allowlist-audit.js';
 import { Cancellations } from './state/cancellation.js';
 import { CapabilityTable } from './state/capability-table.js';
 import { ClientRequests } from './state/client-requests.js';
@@ -197,6 +198,7 @@ export class McpServer {
     this.lifetime.add(this.hearRemoteEvents());
     // An observable resource's every value, as a resources/updated from this server (and on its event bus).
     this.lifetime.add(this.registry.updates$.subscribe((uri) => this.resourceUpdated(uri)));
+    this.lifetime.add(auditAllowlist(this.options));
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
       this.lifetime.add(
         this.registry.changes$

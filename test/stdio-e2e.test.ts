@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { DELETE_NOTE_PROMPT } from '../examples/demo/server.js';
+import { deleteNotePrompt } from '../examples/demo/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = fileURLToPath(new URL('../dist/examples/demo/main.js', import.meta.url));
@@ -126,7 +126,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     });
     expect(session.elicitations).toHaveLength(1);
     expect(session.elicitations[0]).toMatchObject({
-      message: DELETE_NOTE_PROMPT,
+      message: deleteNotePrompt('1'),
       requestedSchema: {
         type: 'object',
         properties: { approve: { type: 'boolean', description: 'Approve running the delete_note tool' } },

@@ -9,7 +9,8 @@
  * - `fail` throws a plain Error (the client sees `Error: callback_crashed`);
  *   `reject_input` throws a ToolError (the client sees its message).
  * - `delete_note` is destructive: the tool authorizer answers `{ask}` for it,
- *   so it runs only after the client approves through elicitation.
+ *   with a question naming the note, so it runs only after the client
+ *   approves through elicitation.
  * - Tools: an allowlist, chosen here (`authorizerSource: 'configured'`);
  *   reads: `allowAll()`.
  */
@@ -29,7 +30,10 @@ import {
 /** Options the demo leaves to its caller; the registry and the authorization are the demo's own. */
 export type DemoServerOptions = Omit<ServerOptions, 'registry' | 'authorizer' | 'readAuthorizer' | 'authorizerSource'>;
 
-export const DELETE_NOTE_PROMPT = 'The demo wants to delete a note. This cannot be undone. Approve?';
+/** The approval question names the note, so the user knows what they approve. */
+export function deleteNotePrompt(id: unknown): string {
+  return `The demo wants to delete note ${JSON.stringify(String(id))}. This cannot be undone. Approve?`;
+}
 
 /** Longest slow_task wait; the callback timeout would end it anyway, this keeps the demo snappy. */
 export const SLOW_TASK_MAX_MS = 60_000;
@@ -168,7 +172,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     name: 'rxmcp-demo',
     ...options,
     registry,
-    authorizer: allowlist(SAFE_TOOLS, { ask: { delete_note: DELETE_NOTE_PROMPT } }),
+    authorizer: allowlist(SAFE_TOOLS, { ask: { delete_note: ({ id }) => deleteNotePrompt(id) } }),
     authorizerSource: 'configured',
     readAuthorizer: allowAll(),
   });
