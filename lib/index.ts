@@ -8,6 +8,7 @@ export { ConfigError, CallerGoneError, ToolError, ClientCapabilityError, ClientR
 export type { InputNeed } from './errors.js';
 export * as errors from './errors.js';
 export type { ServerOptions, AuthorizerSource } from './options.js';
+export type { ExposeErrors } from './crash-exposure.js';
 export type { AskWithoutElicitation } from './mrtr/mrtr-options.js';
 export type {
   ApprovalLedger,

@@ -6,6 +6,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
 import { resolveCacheHints, type CacheHintsOption, type ResolvedCacheHints } from './cache-hints.js';
+import { resolveExposeErrors, type ExposeErrors } from './crash-exposure.js';
 import { ConfigError } from './errors.js';
 import { positiveIntegerOption } from './option-checks.js';
 import { safeLogger } from './guarded.js';
@@ -92,6 +93,14 @@ export interface ServerOptions extends ListenOptions {
   askWithoutElicitation?: AskWithoutElicitation;
   /** Caps shared with other processes (lib/ports/permits.ts), asked after this process's own bounds; default none. */
   clusterPermits?: PermitPool;
+  /**
+   * What a client is told when a tool's handler crashes (throws anything but
+   * a ToolError). Default `false`: the contract's `Error: callback_crashed`,
+   * the message only in the log (it may hold what a model should not read).
+   * `'hint'` adds where the error is and how to send one; `'message'` sends
+   * `Error: callback_crashed: <name>: <message>` (at most 1000 characters).
+   */
+  exposeErrors?: ExposeErrors;
 }
 
 export interface ResolvedOptions extends ResolvedListenOptions {
@@ -133,6 +142,7 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   approvalLedger: ApprovalLedgerFactory | null;
   askWithoutElicitation: AskWithoutElicitation;
   clusterPermits: PermitPool | undefined;
+  exposeErrors: ExposeErrors;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -143,7 +153,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', 'approvalLedger',
   'askWithoutElicitation', ...LISTEN_OPTION_NAMES,
-  'clusterPermits',
+  'clusterPermits', 'exposeErrors',
 ]);
 
 function optionalFunction<T>(option: string, value: unknown): T | null {
@@ -281,6 +291,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     approvalLedger: optionalFunction<ApprovalLedgerFactory>('approvalLedger', options.approvalLedger),
     askWithoutElicitation: resolveAskWithoutElicitation(options.askWithoutElicitation),
     clusterPermits: options.clusterPermits,
+    exposeErrors: resolveExposeErrors(options.exposeErrors),
     ...resolveListenOptions(options, logger),
   };
   refuseUnguardedSensitiveTools(resolved);

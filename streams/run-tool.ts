@@ -8,7 +8,7 @@
  * now; a check or a handler that answers later makes it Later (eventual.ts).
  */
 import type { CallContext } from '../lib/context.js';
-import { callbackFailedToolResult, errorToolResult } from '../lib/errors.js';
+import { errorToolResult } from '../lib/errors.js';
 import type { CallReply, CallStage } from '../lib/middleware/types.js';
 import { ProgressUpdate } from '../lib/progress.js';
 import { resultResponse, type JsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
@@ -20,7 +20,7 @@ import { callContext } from './call-context.js';
 import { isLaterAnswer, isThenable, Later, thenEventual, type Eventual } from './eventual.js';
 import type { LazyAbort } from './lazy-abort.js';
 import { responseOf, StagedResponse, throughMiddleware } from './through-middleware.js';
-import { reportFailure, workerOptions } from './worker-scope.js';
+import { failedToolResult, reportFailure, workerOptions } from './worker-scope.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
 import type { ReplyStream } from './direct-source.js';
 import { worker } from './worker.js';
@@ -205,7 +205,7 @@ export function runInWorker(
     (outcome) => {
       if (outcome.ok) return toolResponse(scope.id, outcome.value);
       reportFailure(core, scope, outcome);
-      return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
+      return resultResponse(scope.id, failedToolResult(core, outcome));
     },
     held,
   );

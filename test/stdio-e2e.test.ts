@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { deleteNotePrompt } from '../examples/demo/server.js';
+import { CRASH_HINT } from '../lib/crash-exposure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = fileURLToPath(new URL('../dist/examples/demo/main.js', import.meta.url));
@@ -85,7 +86,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).toEqual({ content: [{ type: 'text', text: '42' }] });
     expect(await client.callTool({ name: 'slow_task', arguments: { ms: 0 } })).toEqual({ content: [{ type: 'text', text: 'Waited 0 ms' }] });
     expect(await client.callTool({ name: 'fail', arguments: {} })).toEqual({
-      content: [{ type: 'text', text: 'Error: callback_crashed' }],
+      content: [{ type: 'text', text: `Error: callback_crashed (${CRASH_HINT})` }],
       isError: true,
     });
     expect(await client.callTool({ name: 'reject_input', arguments: { anything: 1 } })).toEqual({

@@ -6,7 +6,8 @@
  * - `echo`, `add`: plain synchronous tools.
  * - `slow_task`: waits on the SERVER's scheduler (so a test's virtual clock
  *   drives it) and stops as soon as its AbortSignal fires.
- * - `fail` throws a plain Error (the client sees `Error: callback_crashed`);
+ * - `fail` throws a plain Error (the client sees `Error: callback_crashed`,
+ *   with the hint of `exposeErrors: 'hint'`: the demo is where people learn);
  *   `reject_input` throws a ToolError (the client sees its message).
  * - `delete_note` is destructive: the tool authorizer answers `{ask}` for it,
  *   with a question naming the note, so it runs only after the client
@@ -170,6 +171,8 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
 
   const server = createServer({
     name: 'rxmcp-demo',
+    // Someone trying the demo sees where a crash's message went, and how to send one.
+    exposeErrors: 'hint',
     ...options,
     registry,
     authorizer: allowlist(SAFE_TOOLS, { ask: { delete_note: ({ id }) => deleteNotePrompt(id) } }),
