@@ -34,7 +34,7 @@ export type { InferSchemaInput, InferSchemaOutput, StandardIssue, StandardJsonSc
 export type { JsonSchemaConverter } from './tool-schemas.js';
 export { isSpecToolName } from './tool-names.js';
 export type { ObservableResourceDef, ResourceDef, ResourceTemplateDef, ResourceContents, Completer, CompletionContext } from './resource-def.js';
-export type { PromptDef, PromptArgument, PromptMessage } from './prompt-def.js';
+export type { PromptArgs, PromptDef, PromptArgument, PromptMessage, TypedPromptDef } from './prompt-def.js';
 export type { CallToolResult } from './tool-result.js';
 export type { Logger } from './logger.js';
 export { LOG_LEVELS } from './log-levels.js';

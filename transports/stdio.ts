@@ -41,15 +41,15 @@ export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 export interface StdioOptions {
   /** Default `process.stdin`. */
-  readonly input?: Readable;
+  readonly input?: Readable | undefined;
   /** Default `process.stdout`: nothing else may write to it, it is the wire. */
-  readonly output?: Writable;
+  readonly output?: Writable | undefined;
   /** Longest accepted line in bytes, without its newline; default 4 MiB. */
-  readonly maxLineBytes?: number;
+  readonly maxLineBytes?: number | undefined;
   /** Default `'default'`, the contract's id for the stdio peer. */
-  readonly connId?: ConnId;
+  readonly connId?: ConnId | undefined;
   /** Who is on the other end, as the operator vouches (made by makePrincipal, e.g. kind 'local'); default none. */
-  readonly principal?: Principal;
+  readonly principal?: Principal | undefined;
 }
 
 export interface StdioHandle {
