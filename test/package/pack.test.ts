@@ -149,7 +149,7 @@ afterAll(() => {
 describe('the tarball', () => {
   test('holds the library, the CLI, the LICENSE and the README, and no source maps, benchmarks or demo servers', () => {
     const paths = packed.files.map((f) => f.path);
-    for (const needed of ['LICENSE', 'README.md', 'package.json', 'esm-only.cjs', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/transports/index.js', 'dist/transports/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/cluster/redis/index.js', 'dist/cluster/redis/index.d.ts', 'dist/examples/cli/rxmcp.js']) {
+    for (const needed of ['LICENSE', 'README.md', 'package.json', 'esm-only.cjs', 'dist/esm-only/index.d.cts', 'dist/testing/index.js', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/transports/index.js', 'dist/transports/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/cluster/redis/index.js', 'dist/cluster/redis/index.d.ts', 'dist/examples/cli/rxmcp.js']) {
       expect(paths).toContain(needed);
     }
     expect(paths.filter((p) => p.endsWith('.map'))).toStrictEqual([]);
