@@ -147,7 +147,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     expect(ids).toEqual(['2', '3']);
   });
 
-  test('the child exits on its own when the client closes: no orphan', async () => {
+  test('the child exits on its own when the client closes, a call left running dropped after drainMs (1 s): no orphan', async () => {
     const session = await startDemo();
     const pid = session.transport.pid;
     expect(pid).toBeTypeOf('number');
