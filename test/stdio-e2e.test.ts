@@ -14,6 +14,7 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { deleteNotePrompt } from '../examples/demo/server.js';
 import { CRASH_HINT } from '../lib/crash-exposure.js';
+import { INSPECTOR } from '../examples/demo/inspector.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = fileURLToPath(new URL('../dist/examples/demo/main.js', import.meta.url));
@@ -161,7 +162,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     expect(performance.now() - started).toBeLessThan(1900);
     expect(isAlive(pid!)).toBe(false);
     expect(session.stderr()).toContain('"reason":"input ended"');
-    expect(session.stderr()).toContain('npx @modelcontextprotocol/inspector node dist/examples/demo/main.js');
+    expect(session.stderr()).toContain(`npx ${INSPECTOR} node dist/examples/demo/main.js`);
     expect(await pending).toBeInstanceOf(Error);
   });
 });
