@@ -5,6 +5,7 @@
  */
 import type { AuthorizationContext } from './context.js';
 import { DENY_DETAIL } from './deny-details.js';
+import { ConfigError } from './errors.js';
 
 export type Decision = 'allow' | { readonly ask: string } | { readonly deny: string };
 
@@ -41,21 +42,59 @@ export function denyAll(reason = 'denied'): Authorizer {
   return () => ({ deny: reason });
 }
 
+/**
+ * The approval question for one tool: fixed text, or a function of the call's
+ * arguments, so the user is told what they approve ("Delete note 3?" rather
+ * than "Delete a note?"). What the function throws denies the call
+ * (`authorizer_failed`), like a throwing authorizer; a non-string answer is
+ * `authorizer_contract_violation`.
+ */
+export type AskPrompt = string | ((args: Record<string, unknown>, ctx: AuthorizationContext) => string);
+
 export interface AllowlistOptions {
-  /** Names that need the user's approval first, with the prompt to show. */
-  readonly ask?: Readonly<Record<string, string>>;
+  /** Names that need the user's approval first, with the question to ask (text, or built from the arguments). */
+  readonly ask?: Readonly<Record<string, AskPrompt>> | undefined;
   /** The deny reason for a name on neither list. */
-  readonly reason?: string;
+  readonly reason?: string | undefined;
 }
 
-/** Allows the listed names, asks for the `ask` ones, denies everything else. */
+/** What an allowlist names, read back by the server to warn about names and tools that match nothing. */
+export interface AllowlistNames {
+  readonly allowed: ReadonlySet<string>;
+  readonly asked: ReadonlySet<string>;
+}
+
+/** Where an allowlist keeps its names: a symbol, so no authorizer of anyone else's can carry it by accident. */
+const NAMES = Symbol('rxmcp.allowlist.names');
+
+/** The names an authorizer built by `allowlist` names; undefined for any other authorizer. */
+export function allowlistNames(authorizer: Authorizer | null): AllowlistNames | undefined {
+  if (authorizer === null) return undefined;
+  return (authorizer as Authorizer & { readonly [NAMES]?: AllowlistNames })[NAMES];
+}
+
+/**
+ * Allows the listed names, asks for the `ask` ones, denies everything else.
+ * A server given one warns once, through its logger, about each name that
+ * matches no registered tool and each registered tool no rule mentions (a
+ * typo otherwise just hides the tool).
+ */
 export function allowlist(names: Iterable<string>, options: AllowlistOptions = {}): Authorizer {
   const allowed = new Set(names);
   const ask = new Map(Object.entries(options.ask ?? {}));
+  for (const [name, prompt] of ask) {
+    if (typeof prompt !== 'string' && typeof prompt !== 'function') {
+      throw new ConfigError('ask', `allowlist ask.${name} must be a string or a function of the arguments returning one`);
+    }
+  }
   const reason = options.reason ?? 'not_allowlisted';
-  return (name) => {
+  const authorizer: Authorizer = (name, args, ctx) => {
     if (allowed.has(name)) return 'allow';
     const prompt = ask.get(name);
-    return prompt === undefined ? { deny: reason } : { ask: prompt };
+    if (prompt === undefined) return { deny: reason };
+    return { ask: typeof prompt === 'string' ? prompt : prompt(args, ctx) };
   };
+  const listed: AllowlistNames = { allowed, asked: new Set(ask.keys()) };
+  Object.defineProperty(authorizer, NAMES, { value: listed });
+  return authorizer;
 }

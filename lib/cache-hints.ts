@@ -33,11 +33,11 @@ export interface CacheHint {
 
 export interface CacheHintsOption {
   /** For every cacheable method; default 0. */
-  readonly ttlMs?: number;
+  readonly ttlMs?: number | undefined;
   /** For every cacheable method; default 'private'. */
-  readonly cacheScope?: CacheScope;
+  readonly cacheScope?: CacheScope | undefined;
   /** Per method, over the two above. */
-  readonly methods?: Partial<Record<CacheableMethod, Partial<CacheHint>>>;
+  readonly methods?: Partial<Record<CacheableMethod, Partial<CacheHint>>> | undefined;
 }
 
 export type ResolvedCacheHints = Readonly<Record<CacheableMethod, CacheHint>>;

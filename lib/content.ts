@@ -5,9 +5,9 @@
 import type { ResourceContents } from './resource-def.js';
 
 export interface Annotations {
-  audience?: Array<'user' | 'assistant'>;
-  priority?: number;
-  lastModified?: string;
+  audience?: Array<'user' | 'assistant'> | undefined;
+  priority?: number | undefined;
+  lastModified?: string | undefined;
 }
 
 function withAnnotations<T extends object>(item: T, annotations?: Annotations): T {
@@ -39,10 +39,10 @@ export function embeddedResource(resource: ResourceContents, annotations?: Annot
 export interface ResourceLinkFields {
   uri: string;
   name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+  size?: number | undefined;
 }
 
 export function resourceLink(fields: ResourceLinkFields, annotations?: Annotations) {

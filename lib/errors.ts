@@ -162,10 +162,11 @@ export const BUSY_META = 'rxmcp/busy';
 /**
  * tools/call whose callback failed: busy, timed out or crashed. A busy call
  * a shared cap refused keeps the text and says which cap in
- * `_meta["rxmcp/busy"].scope` (a tool result has no `data`).
+ * `_meta["rxmcp/busy"].scope` (a tool result has no `data`). `text`: a
+ * crash's under the exposeErrors option (lib/crash-exposure.ts).
  */
-export function callbackFailedToolResult(reason: CallbackFailure, scope?: string): ErrorToolResult {
-  const result = errorToolResult(`Error: ${reason}`);
+export function callbackFailedToolResult(reason: CallbackFailure, scope?: string, text = `Error: ${reason}`): ErrorToolResult {
+  const result = errorToolResult(text);
   return scope === undefined ? result : { ...result, _meta: { [BUSY_META]: { scope } } };
 }
 

@@ -3,11 +3,12 @@ export type { ConnectionInfo, ConnectOptions, HandleMessageOptions, ParkedApprov
 export { Registry } from './registry.js';
 export type { AnyResourceDef, BindToolsOptions, RegisterOptions, RegisterToolOptions, RegistryChange, RegistryOptions } from './registry.js';
 export { allowAll, allowlist, denyAll } from './authorizers.js';
-export type { AllowlistOptions, Authorizer, Decision } from './authorizers.js';
+export type { AllowlistOptions, AskPrompt, Authorizer, Decision } from './authorizers.js';
 export { ConfigError, CallerGoneError, ToolError, ClientCapabilityError, ClientRequestError, InputNeededError, ResourceNotFoundError } from './errors.js';
 export type { InputNeed } from './errors.js';
 export * as errors from './errors.js';
 export type { ServerOptions, AuthorizerSource } from './options.js';
+export type { ExposeErrors } from './crash-exposure.js';
 export type { AskWithoutElicitation } from './mrtr/mrtr-options.js';
 export type {
   ApprovalLedger,
@@ -33,7 +34,7 @@ export type { InferSchemaInput, InferSchemaOutput, StandardIssue, StandardJsonSc
 export type { JsonSchemaConverter } from './tool-schemas.js';
 export { isSpecToolName } from './tool-names.js';
 export type { ObservableResourceDef, ResourceDef, ResourceTemplateDef, ResourceContents, Completer, CompletionContext } from './resource-def.js';
-export type { PromptDef, PromptArgument, PromptMessage } from './prompt-def.js';
+export type { PromptArgs, PromptDef, PromptArgument, PromptMessage, TypedPromptDef } from './prompt-def.js';
 export type { CallToolResult } from './tool-result.js';
 export type { Logger } from './logger.js';
 export { LOG_LEVELS } from './log-levels.js';

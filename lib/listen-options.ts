@@ -11,11 +11,11 @@ import type { Logger } from './logger.js';
 
 export interface ListenOptions {
   /** Where server changes are published and listen streams hear them; default an InMemoryEventBus. */
-  eventBus?: ServerEventBus;
+  eventBus?: ServerEventBus | undefined;
   /** subscriptions/listen streams open at once across the server; default 1024. */
-  maxListens?: number;
+  maxListens?: number | undefined;
   /** subscriptions/listen streams one connection may hold open; default min(16, maxListens). */
-  maxListensPerConnection?: number;
+  maxListensPerConnection?: number | undefined;
 }
 
 export interface ResolvedListenOptions {

@@ -6,6 +6,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authorizer } from './authorizers.js';
 import { TRANSPORT_KINDS, type TransportKind } from './context.js';
 import { resolveCacheHints, type CacheHintsOption, type ResolvedCacheHints } from './cache-hints.js';
+import { resolveExposeErrors, type ExposeErrors } from './crash-exposure.js';
 import { ConfigError } from './errors.js';
 import { positiveIntegerOption } from './option-checks.js';
 import { safeLogger } from './guarded.js';
@@ -19,64 +20,65 @@ import { Registry } from './registry.js';
 import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
 import { isPermitPool, type PermitPool } from './ports/permits.js';
+import { unknownOptionMessage } from './did-you-mean.js';
 
 export type AuthorizerSource = 'configured' | 'default';
 
 export interface ServerOptions extends ListenOptions {
-  registry?: Registry;
+  registry?: Registry | undefined;
   /** serverInfo.name; default `"rxmcp"`. */
-  name?: string;
+  name?: string | undefined;
   /** serverInfo.version; default this package's version. */
-  serverVersion?: string;
+  serverVersion?: string | undefined;
   /** Sent in the initialize result when set. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** Callback workers of this process at once. Per process, also in a cluster (see clusterPermits for shared caps). */
-  maxInFlight?: number;
+  maxInFlight?: number | undefined;
   /** One connection's share of maxInFlight; per process (a connection lives on one). */
-  maxInFlightPerConnection?: number;
+  maxInFlightPerConnection?: number | undefined;
   /** One peer's share of maxInFlight (see ConnectOptions.peer); default max(floor(maxInFlight / 3), 1). */
-  maxInFlightPerPeer?: number;
-  callbackTimeoutMs?: number;
-  elicitationTimeoutMs?: number;
+  maxInFlightPerPeer?: number | undefined;
+  callbackTimeoutMs?: number | undefined;
+  elicitationTimeoutMs?: number | undefined;
   /** How long a handler's sampling/createMessage or roots/list may wait for the client. */
-  clientRequestTimeoutMs?: number;
+  clientRequestTimeoutMs?: number | undefined;
   /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** How often `server.stats$` samples `stats()` on the scheduler (it emits only what changed); default 1000. */
-  statsIntervalMs?: number;
-  maxParkedElicitations?: number;
+  statsIntervalMs?: number | undefined;
+  maxParkedElicitations?: number | undefined;
   /** Calls one peer may have parked at once; default max(maxParkedElicitations, floor(maxParkedElicitationsTotal / 2)). */
-  maxParkedElicitationsPerPeer?: number;
-  maxParkedElicitationsTotal?: number;
-  maxClientCapabilities?: number;
+  maxParkedElicitationsPerPeer?: number | undefined;
+  maxParkedElicitationsTotal?: number | undefined;
+  maxClientCapabilities?: number | undefined;
   /** Estimated heap bytes a parked tools/call may hold (arguments, _meta, id); a bigger one is denied, not parked. */
-  maxParkedCallBytes?: number;
+  maxParkedCallBytes?: number | undefined;
   /** resources/subscribe URIs one connection may hold. */
-  maxSubscriptionsPerConnection?: number;
+  maxSubscriptionsPerConnection?: number | undefined;
   /** resources/subscribe URIs held across the server. */
-  maxSubscriptionsTotal?: number;
+  maxSubscriptionsTotal?: number | undefined;
   /** Longest URI (in characters) resources/subscribe accepts. */
-  maxSubscriptionUriLength?: number;
-  authorizer?: Authorizer | null;
-  readAuthorizer?: Authorizer | null;
-  authorizerSource?: AuthorizerSource;
+  maxSubscriptionUriLength?: number | undefined;
+  authorizer?: Authorizer | null | undefined;
+  readAuthorizer?: Authorizer | null | undefined;
+  authorizerSource?: AuthorizerSource | undefined;
   unknownToolReply?: ((name: string) => string | null | undefined) | null;
   /** The transport declared for direct callers (handleMessage/request without a transport). */
-  transport?: TransportKind;
-  scheduler?: SchedulerLike;
-  logger?: Logger;
+  transport?: TransportKind | undefined;
+  scheduler?: SchedulerLike | undefined;
+  logger?: Logger | undefined;
   /** Stages every admitted call passes through, first outermost; see lib/middleware/types.ts. */
-  middleware?: readonly Middleware[];
+  middleware?: readonly Middleware[] | undefined;
   /** Modern era: ttlMs and cacheScope of the six cacheable results; default { ttlMs: 0, cacheScope: 'private' }. */
-  cacheHints?: CacheHintsOption;
+  cacheHints?: CacheHintsOption | undefined;
   /** Secrets (at least 32 bytes each) sealing MRTR requestState; the first seals, all open. Default: a per-process key, with a warning. */
-  requestStateKeys?: ReadonlyArray<string | Uint8Array>;
+  requestStateKeys?: ReadonlyArray<string | Uint8Array> | undefined;
   /** How long an MRTR approval ticket waits for its retry; default elicitationTimeoutMs. */
-  approvalTtlMs?: number;
+  approvalTtlMs?: number | undefined;
   /** Longest requestState accepted from a client (checked before any crypto); default 4096. */
-  maxRequestStateBytes?: number;
+  maxRequestStateBytes?: number | undefined;
   /** Builds the MRTR approval ledger instead of the in-memory one (a cluster store: rxmcp/redis). */
-  approvalLedger?: ApprovalLedgerFactory;
+  approvalLedger?: ApprovalLedgerFactory | undefined;
   /**
    * Modern era only: a tools/call whose authorizer answers `{ ask }` when the
    * request's clientCapabilities declare no (form) elicitation. Default
@@ -89,9 +91,17 @@ export interface ServerOptions extends ListenOptions {
    * clients read that deny but not -32021. No approval ticket is taken either
    * way; an ask with elicitation declared is an input_required round as before.
    */
-  askWithoutElicitation?: AskWithoutElicitation;
+  askWithoutElicitation?: AskWithoutElicitation | undefined;
   /** Caps shared with other processes (lib/ports/permits.ts), asked after this process's own bounds; default none. */
-  clusterPermits?: PermitPool;
+  clusterPermits?: PermitPool | undefined;
+  /**
+   * What a client is told when a tool's handler crashes (throws anything but
+   * a ToolError). Default `false`: the contract's `Error: callback_crashed`,
+   * the message only in the log (it may hold what a model should not read).
+   * `'hint'` adds where the error is and how to send one; `'message'` sends
+   * `Error: callback_crashed: <name>: <message>` (at most 1000 characters).
+   */
+  exposeErrors?: ExposeErrors | undefined;
 }
 
 export interface ResolvedOptions extends ResolvedListenOptions {
@@ -133,6 +143,7 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   approvalLedger: ApprovalLedgerFactory | null;
   askWithoutElicitation: AskWithoutElicitation;
   clusterPermits: PermitPool | undefined;
+  exposeErrors: ExposeErrors;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -143,7 +154,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', 'approvalLedger',
   'askWithoutElicitation', ...LISTEN_OPTION_NAMES,
-  'clusterPermits',
+  'clusterPermits', 'exposeErrors',
 ]);
 
 function optionalFunction<T>(option: string, value: unknown): T | null {
@@ -168,7 +179,7 @@ export function isScheduler(value: unknown): value is SchedulerLike {
 export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'options must be an object');
   for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, `unknown option ${key}`);
+    if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, unknownOptionMessage(key, KNOWN_OPTIONS));
   }
   const maxInFlight = positiveIntegerOption('maxInFlight', options.maxInFlight, 32);
   const maxInFlightPerConnection = positiveIntegerOption(
@@ -281,6 +292,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     approvalLedger: optionalFunction<ApprovalLedgerFactory>('approvalLedger', options.approvalLedger),
     askWithoutElicitation: resolveAskWithoutElicitation(options.askWithoutElicitation),
     clusterPermits: options.clusterPermits,
+    exposeErrors: resolveExposeErrors(options.exposeErrors),
     ...resolveListenOptions(options, logger),
   };
   refuseUnguardedSensitiveTools(resolved);

@@ -5,10 +5,10 @@ import type { Completer } from './resource-def.js';
 import type { Icon } from './tool-def.js';
 
 export interface PromptArgument {
-  name: string;
-  title?: string;
-  description?: string;
-  required?: boolean;
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly required?: boolean | undefined;
 }
 
 export interface PromptMessage {
@@ -21,16 +21,39 @@ export type PromptOutcome = unknown;
 
 export interface PromptDef {
   name: string;
-  title?: string;
-  description?: string;
-  arguments?: PromptArgument[];
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
+  title?: string | undefined;
+  description?: string | undefined;
+  arguments?: readonly PromptArgument[] | undefined;
+  icons?: Icon[] | undefined;
+  _meta?: Record<string, unknown> | undefined;
   /** OAuth scopes a caller's principal must hold to see and get it (see ToolDef.requiredScopes). Not listed. */
-  requiredScopes?: readonly string[];
+  requiredScopes?: readonly string[] | undefined;
   get: (args: Record<string, string>, ctx: CallContext) => CallbackReturn<PromptOutcome>;
   /** Completers for arguments, by argument name. */
-  complete?: Record<string, Completer>;
+  complete?: Record<string, Completer> | undefined;
+}
+
+/** Names the arguments mark `required: true`: present whenever get runs (a call without one is -32602 first). */
+type RequiredNames<A extends readonly PromptArgument[]> = A[number] extends infer P
+  ? P extends { readonly name: infer N extends string; readonly required: true } ? N : never
+  : never;
+
+/**
+ * What a prompt's `get` receives, from its declared arguments: a required one
+ * is a `string`, any other `string | undefined`. Arguments not written as a
+ * literal list (a `PromptArgument[]` variable) give `Record<string, string>`,
+ * as before.
+ */
+export type PromptArgs<A extends readonly PromptArgument[]> = string extends A[number]['name']
+  ? Record<string, string>
+  : { readonly [N in RequiredNames<A>]: string } & { readonly [N in Exclude<A[number]['name'], RequiredNames<A>>]?: string | undefined };
+
+/** A PromptDef whose `get` sees its declared arguments by name (registerPrompt infers `A` from `arguments`). */
+export interface TypedPromptDef<A extends readonly PromptArgument[]> extends Omit<PromptDef, 'arguments' | 'get' | 'complete'> {
+  arguments?: A | undefined;
+  get: (args: PromptArgs<A>, ctx: CallContext) => CallbackReturn<PromptOutcome>;
+  /** Completers for arguments, by argument name. */
+  complete?: Partial<Record<A[number]['name'], Completer>> | undefined;
 }
 
 export function promptListing(def: PromptDef): Record<string, unknown> {

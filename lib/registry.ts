@@ -24,7 +24,7 @@ import { ConfigError } from './errors.js';
 import { logSafely } from './guarded.js';
 import { KeyedTable } from './keyed-table.js';
 import { isLogger, stderrLogger, type Logger } from './logger.js';
-import type { PromptDef } from './prompt-def.js';
+import type { PromptArgument, PromptDef, TypedPromptDef } from './prompt-def.js';
 import { preparePrompt, PROMPT_TABLE } from './prompt-table.js';
 import type { ResourceDef, ResourceTemplateDef } from './resource-def.js';
 import { prepareResource, resourceTableSpec, type AnyResourceDef, type ResourceEntry } from './resource-table.js';
@@ -41,21 +41,21 @@ export type RegistryChange = 'tools' | 'resources' | 'prompts';
 
 export interface RegistryOptions {
   /** Where tool-name warnings and refused bindings go; default the logger of the first server given this registry. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Converts a Standard Schema whose library cannot convert itself (no
    * `~standard.jsonSchema`) to JSON Schema; default none (such a schema is refused).
    */
-  toJsonSchema?: JsonSchemaConverter;
+  toJsonSchema?: JsonSchemaConverter | undefined;
 }
 
 export interface RegisterOptions {
   /** Replace what is registered under the same name instead of refusing; default false. */
-  readonly replace?: boolean;
+  readonly replace?: boolean | undefined;
 }
 
 export interface RegisterToolOptions extends RegisterOptions {
-  readonly derived?: boolean;
+  readonly derived?: boolean | undefined;
 }
 
 export interface BindToolsOptions {
@@ -269,7 +269,9 @@ export class Registry {
     return undefined;
   }
 
-  registerPrompt(def: PromptDef, options: RegisterOptions = {}): this {
+  /** Registers a prompt; `get` sees each argument declared `required: true` as a string (it is checked present first). */
+  registerPrompt<const A extends readonly PromptArgument[] = readonly PromptArgument[]>(typed: TypedPromptDef<A>, options: RegisterOptions = {}): this {
+    const def = typed as unknown as PromptDef;
     this.promptTable.register(def?.name, preparePrompt(def), def, options.replace === true);
     return this;
   }

@@ -9,10 +9,10 @@ import type { Icon } from './tool-def.js';
 
 export interface ResourceContents {
   uri: string;
-  mimeType?: string;
-  text?: string;
-  blob?: string;
-  _meta?: Record<string, unknown>;
+  mimeType?: string | undefined;
+  text?: string | undefined;
+  blob?: string | undefined;
+  _meta?: Record<string, unknown> | undefined;
 }
 
 /** A string, bytes, one contents object (uri optional), an array of them, or `{ contents }`. */
@@ -20,15 +20,15 @@ export type ResourceReadOutcome = unknown;
 
 export interface ResourceDescription {
   name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: Record<string, unknown>;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+  size?: number | undefined;
+  annotations?: Record<string, unknown> | undefined;
+  icons?: Icon[] | undefined;
+  _meta?: Record<string, unknown> | undefined;
   /** OAuth scopes a caller's principal must hold to see and read it (see ToolDef.requiredScopes). Not listed. */
-  requiredScopes?: readonly string[];
+  requiredScopes?: readonly string[] | undefined;
 }
 
 export interface ResourceDef extends ResourceDescription {
@@ -58,7 +58,7 @@ export interface ResourceTemplateDef extends ResourceDescription {
   uriTemplate: string;
   read: (uri: string, variables: Record<string, string>, ctx: CallContext) => CallbackReturn<ResourceReadOutcome>;
   /** Completers for template variables, by variable name. */
-  complete?: Record<string, Completer>;
+  complete?: Record<string, Completer> | undefined;
 }
 
 function describe(def: ResourceDescription): Record<string, unknown> {

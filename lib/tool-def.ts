@@ -10,19 +10,19 @@ import type { CallContext } from './context.js';
 import type { ToolArgs, ToolResultOf, ToolReturn, ToolSchema } from './tool-types.js';
 
 export interface ToolAnnotations {
-  title?: string;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
+  title?: string | undefined;
+  readOnlyHint?: boolean | undefined;
+  destructiveHint?: boolean | undefined;
+  idempotentHint?: boolean | undefined;
+  openWorldHint?: boolean | undefined;
   [key: string]: unknown;
 }
 
 export interface Icon {
   src: string;
-  mimeType?: string;
-  sizes?: string[];
-  theme?: 'light' | 'dark';
+  mimeType?: string | undefined;
+  sizes?: string[] | undefined;
+  theme?: 'light' | 'dark' | undefined;
 }
 
 /** What a handler may return; see `toCallToolResult` for how each is read. */
@@ -32,19 +32,19 @@ export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => C
 
 interface ToolFields {
   name: string;
-  title?: string;
-  description?: string;
-  annotations?: ToolAnnotations;
-  icons?: Icon[];
+  title?: string | undefined;
+  description?: string | undefined;
+  annotations?: ToolAnnotations | undefined;
+  icons?: Icon[] | undefined;
   /** Same effect as `annotations.destructiveHint: true` for the authorization rule. */
-  sensitive?: boolean;
+  sensitive?: boolean | undefined;
   /**
    * OAuth scopes a caller's principal must hold to see and call the tool
    * (checked only when the call has a principal; on HTTP, a 403 step-up
    * challenge before the response starts). Not listed to clients.
    */
-  requiredScopes?: readonly string[];
-  _meta?: Record<string, unknown>;
+  requiredScopes?: readonly string[] | undefined;
+  _meta?: Record<string, unknown> | undefined;
 }
 
 export interface ToolDef extends ToolFields {

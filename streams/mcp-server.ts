@@ -21,6 +21,7 @@ import {
   type Observer,
 } from 'rxjs';
 import { Admission } from './state/admission.js';
+import { auditAllowlist } from './allowlist-audit.js';
 import { Cancellations } from './state/cancellation.js';
 import { CapabilityTable } from './state/capability-table.js';
 import { ClientRequests } from './state/client-requests.js';
@@ -56,14 +57,14 @@ export type { ParkedApproval } from './state/parking.js';
 
 export interface ConnectOptions {
   /** Declared by the transport adapter; authorizers may rely on it. */
-  readonly transport?: TransportKind;
+  readonly transport?: TransportKind | undefined;
   /**
    * The best identity of the remote peer the transport has (the remote
    * address, or a trusted proxy header's value): the key the fairness rules
    * count by, so one peer opening many connections crowds out only itself.
    * Default: the connection id (a peer per connection).
    */
-  readonly peer?: string;
+  readonly peer?: string | undefined;
   /**
    * Who is calling, as verified by the transport's authenticator (or vouched
    * for by the embedding application, which is trusted like `connId`). It
@@ -72,30 +73,30 @@ export interface ConnectOptions {
    * lib/auth/owner-key.ts): one principal over many connections or
    * addresses holds one share. Must come from makePrincipal.
    */
-  readonly principal?: Principal;
+  readonly principal?: Principal | undefined;
   /**
    * How this connection's requests get their era (see EraPolicy). Default by
    * transport: 'legacy' for sse and http (sessions are a legacy notion),
    * 'per-connection' for everything else.
    */
-  readonly era?: EraPolicy;
+  readonly era?: EraPolicy | undefined;
 }
 
 export interface HandleMessageOptions {
-  readonly connId?: ConnId;
+  readonly connId?: ConnId | undefined;
   /** Stop waiting after this long: the call's worker is cancelled and the Promise rejects. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Aborting it is the caller going away: the call is cancelled and the Promise rejects. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** The verified caller of this message (see ConnectOptions.principal); default: the connection's. */
-  readonly principal?: Principal;
+  readonly principal?: Principal | undefined;
 }
 
 export interface RequestOptions {
   /** Aborting it is the caller going away: every request made with it is cancelled. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** The verified caller of this message (see ConnectOptions.principal); default: the connection's. */
-  readonly principal?: Principal;
+  readonly principal?: Principal | undefined;
 }
 
 /** Opaque handle for `cancel`. */
@@ -197,6 +198,7 @@ export class McpServer {
     this.lifetime.add(this.hearRemoteEvents());
     // An observable resource's every value, as a resources/updated from this server (and on its event bus).
     this.lifetime.add(this.registry.updates$.subscribe((uri) => this.resourceUpdated(uri)));
+    this.lifetime.add(auditAllowlist(this.options));
     for (const kind of Object.keys(LIST_CHANGED) as RegistryChange[]) {
       this.lifetime.add(
         this.registry.changes$

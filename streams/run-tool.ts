@@ -7,8 +7,9 @@
  * the client). A synchronous handler with synchronous checks has its result
  * now; a check or a handler that answers later makes it Later (eventual.ts).
  */
+import { isObservable } from 'rxjs';
 import type { CallContext } from '../lib/context.js';
-import { callbackFailedToolResult, errorToolResult } from '../lib/errors.js';
+import { errorToolResult } from '../lib/errors.js';
 import type { CallReply, CallStage } from '../lib/middleware/types.js';
 import { ProgressUpdate } from '../lib/progress.js';
 import { resultResponse, type JsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
@@ -20,10 +21,11 @@ import { callContext } from './call-context.js';
 import { isLaterAnswer, isThenable, Later, thenEventual, type Eventual } from './eventual.js';
 import type { LazyAbort } from './lazy-abort.js';
 import { responseOf, StagedResponse, throughMiddleware } from './through-middleware.js';
-import { reportFailure, workerOptions } from './worker-scope.js';
+import { failedToolResult, reportFailure, workerOptions } from './worker-scope.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
 import type { ReplyStream } from './direct-source.js';
 import { worker } from './worker.js';
+import { watchObservableAnswer } from './unfinished-observable.js';
 import type { HeldAdmission } from './held-admission.js';
 
 /** A ProgressUpdate an Observable handler emits goes out as progress, and is never the result. */
@@ -118,7 +120,9 @@ function runChecked(
   } catch (error) {
     return toolErrorResult(error);
   }
-  return new HandlerAnswer(answer, core, tool, checkOutput, progressFilter(ctx));
+  // An Observable that emits and never completes times out: counted, so the timeout can say so.
+  const onValue = isObservable(answer) ? watchObservableAnswer(core.options.logger, tool.name, ctx, progressFilter(ctx)) : progressFilter(ctx);
+  return new HandlerAnswer(answer, core, tool, checkOutput, onValue);
 }
 
 /** A HandlerAnswer's last value as the result (called as its method, see Later). */
@@ -205,7 +209,7 @@ export function runInWorker(
     (outcome) => {
       if (outcome.ok) return toolResponse(scope.id, outcome.value);
       reportFailure(core, scope, outcome);
-      return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
+      return resultResponse(scope.id, failedToolResult(core, outcome));
     },
     held,
   );

@@ -10,6 +10,8 @@
  */
 import type { Verdict } from '../lib/authorizers.js';
 import type { CallbackFailedEvent } from '../lib/events.js';
+import { crashedToolText } from '../lib/crash-exposure.js';
+import { callbackFailedToolResult, type ErrorToolResult } from '../lib/errors.js';
 import { callTarget, targetField } from './call-target.js';
 import { principalField } from '../lib/events.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
@@ -32,13 +34,25 @@ function errorSummary(error: unknown): CallbackFailedEvent['error'] {
   return { name: typeof error, message: String(error) };
 }
 
+/** A tools/call whose worker failed, as its isError result: a crash's text as the exposeErrors option says. */
+export function failedToolResult(core: ServerCore, outcome: WorkerOutcome<unknown> & { ok: false }): ErrorToolResult {
+  const text = outcome.reason === 'callback_crashed' ? crashedToolText(core.options.exposeErrors, outcome.error) : undefined;
+  return callbackFailedToolResult(outcome.reason, outcome.scope, text);
+}
+
+/** What the crash log line adds when the client was not sent the message: where a newcomer looks next. */
+const UNSENT_CRASH = ` (the client was sent "Error: callback_crashed" only: throw a ToolError to send it a message, or set exposeErrors)`;
+
 export function reportFailure(core: ServerCore, scope: RequestScope, outcome: WorkerOutcome<unknown>): void {
   if (outcome.ok) return;
   const name = callTarget(scope.method, scope.params);
   const where = name === undefined ? scope.method : `${scope.method} ${name}`;
   const log = logFields(scope, name, outcome.reason, outcome.error);
   const logger = core.options.logger;
-  if (outcome.reason === 'callback_crashed') logger.error(log, `MCP callback crashed: ${where}`);
+  if (outcome.reason === 'callback_crashed') {
+    const unsent = scope.method === 'tools/call' && core.options.exposeErrors !== 'message' ? UNSENT_CRASH : '';
+    logger.error(log, `MCP callback crashed: ${where}${unsent}`);
+  }
   else if (outcome.reason === 'callback_timeout') logger.warn(log, `MCP callback timed out: ${where}`);
   else {
     if (outcome.scope !== undefined) log.scope = outcome.scope;

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import WebSocket from 'ws';
+import { INSPECTOR } from '../examples/demo/inspector.js';
 
 const MAIN = fileURLToPath(new URL('../dist/examples/demo/main.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -45,7 +46,7 @@ describe('npm start (the network demo)', () => {
     expect(urls.mcp).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(urls.sse).toBe(urls.mcp.replace(/\/mcp$/, '/sse'));
     expect(urls.ws).toBe(urls.mcp.replace(/^http/, 'ws').replace(/\/mcp$/, '/ws'));
-    expect(stderr).toContain(`npx @modelcontextprotocol/inspector --cli ${urls.mcp} --transport http --method tools/list`);
+    expect(stderr).toContain(`npx ${INSPECTOR} --cli ${urls.mcp} --transport http --method tools/list`);
   });
 
   test('Streamable HTTP with the official client', async () => {

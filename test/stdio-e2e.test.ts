@@ -12,7 +12,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { DELETE_NOTE_PROMPT } from '../examples/demo/server.js';
+import { deleteNotePrompt } from '../examples/demo/server.js';
+import { CRASH_HINT } from '../lib/crash-exposure.js';
+import { INSPECTOR } from '../examples/demo/inspector.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = fileURLToPath(new URL('../dist/examples/demo/main.js', import.meta.url));
@@ -85,7 +87,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).toEqual({ content: [{ type: 'text', text: '42' }] });
     expect(await client.callTool({ name: 'slow_task', arguments: { ms: 0 } })).toEqual({ content: [{ type: 'text', text: 'Waited 0 ms' }] });
     expect(await client.callTool({ name: 'fail', arguments: {} })).toEqual({
-      content: [{ type: 'text', text: 'Error: callback_crashed' }],
+      content: [{ type: 'text', text: `Error: callback_crashed (${CRASH_HINT})` }],
       isError: true,
     });
     expect(await client.callTool({ name: 'reject_input', arguments: { anything: 1 } })).toEqual({
@@ -126,7 +128,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     });
     expect(session.elicitations).toHaveLength(1);
     expect(session.elicitations[0]).toMatchObject({
-      message: DELETE_NOTE_PROMPT,
+      message: deleteNotePrompt('1'),
       requestedSchema: {
         type: 'object',
         properties: { approve: { type: 'boolean', description: 'Approve running the delete_note tool' } },
@@ -146,7 +148,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     expect(ids).toEqual(['2', '3']);
   });
 
-  test('the child exits on its own when the client closes: no orphan', async () => {
+  test('the child exits on its own when the client closes, a call left running dropped after drainMs (1 s): no orphan', async () => {
     const session = await startDemo();
     const pid = session.transport.pid;
     expect(pid).toBeTypeOf('number');
@@ -160,7 +162,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     expect(performance.now() - started).toBeLessThan(1900);
     expect(isAlive(pid!)).toBe(false);
     expect(session.stderr()).toContain('"reason":"input ended"');
-    expect(session.stderr()).toContain('npx @modelcontextprotocol/inspector node dist/examples/demo/main.js');
+    expect(session.stderr()).toContain(`npx ${INSPECTOR} node dist/examples/demo/main.js`);
     expect(await pending).toBeInstanceOf(Error);
   });
 });

@@ -380,7 +380,7 @@ describe('serveStdio: concurrency, elicitation, lifetime (virtual clock)', () =>
     await w.handle.closed;
   });
 
-  test('input end drops parked calls and aborts running ones, resolves closed, and leaves nothing behind', async () => {
+  test('input end waits drainMs for the calls in flight, then drops parked calls and aborts running ones, resolves closed, and leaves nothing behind', async () => {
     const scheduler = new VirtualTimeScheduler();
     const signals: AbortSignal[] = [];
     const registry = testRegistry().registerTool({
@@ -405,6 +405,15 @@ describe('serveStdio: concurrency, elicitation, lifetime (virtual clock)', () =>
     expect(server.stats()).toMatchObject({ connections: 1, inFlight: 1, parked: 1, capabilityEntries: 1 });
 
     w.input.end();
+    await settle();
+    // Owed two replies: the connection lives on for drainMs (1000 by default) on the server's clock.
+    expect(server.stats()).toMatchObject({ connections: 1, inFlight: 1, parked: 1 });
+    scheduler.maxFrames = 999;
+    scheduler.flush();
+    await settle();
+    expect(server.stats()).toMatchObject({ connections: 1, inFlight: 1, parked: 1 });
+    scheduler.maxFrames = 1000;
+    scheduler.flush();
     await w.handle.closed;
     expect(signals).toHaveLength(1);
     expect(signals[0]!.aborted).toBe(true);
@@ -427,6 +436,9 @@ describe('serveStdio: concurrency, elicitation, lifetime (virtual clock)', () =>
     // Its own wait plus the server's callback timeout.
     expect(scheduler.actions.map((a) => a.delay).sort((a, b) => a - b)).toEqual([10_000, 300_000]);
     w.input.end();
+    await settle();
+    // The drain (1000 ms) ends before the task (10 s) does: it is dropped then, its timer with it.
+    scheduler.flush();
     await w.handle.closed;
     await settle();
     expect(scheduler.actions).toHaveLength(0);

@@ -21,19 +21,19 @@ import { ConfigError } from '../lib/errors.js';
 
 export interface TransportAuthOptions {
   /** Verifies every request (HTTP) or the upgrade (WebSocket); default none. */
-  authenticator?: Authenticator;
+  authenticator?: Authenticator | undefined;
   /** The canonical resource URI (e.g. `https://mcp.example.com/mcp`); required with an authenticator. */
-  resource?: string;
+  resource?: string | undefined;
   /** Issuer URLs of the authorization servers, for the Protected Resource Metadata. */
-  authorizationServers?: readonly string[];
+  authorizationServers?: readonly string[] | undefined;
   /** Scopes every request needs (403 `insufficient_scope` without them); default none. */
-  requiredScopes?: readonly string[];
+  requiredScopes?: readonly string[] | undefined;
   /**
    * The authentication boot guard: `false` serves a non-loopback address
    * without an authenticator on purpose; `true` requires one whatever the
    * address. Default: required when bound to a non-loopback address.
    */
-  requireAuthentication?: boolean;
+  requireAuthentication?: boolean | undefined;
 }
 
 export const AUTH_OPTION_NAMES: readonly string[] = ['authenticator', 'resource', 'authorizationServers', 'requiredScopes', 'requireAuthentication'];

@@ -11,15 +11,15 @@ import { positiveIntegerOption } from '../lib/option-checks.js';
 
 export interface ConnectionLimitOptions {
   /** Sockets open at once on the listener (upgraded and streaming ones included); one more is closed at accept. Default 8192. */
-  maxSockets?: number;
+  maxSockets?: number | undefined;
   /** One remote address's share of maxSockets; one more from it is closed at accept. Default max(floor(maxSockets / 8), 1). */
-  maxSocketsPerAddress?: number;
+  maxSocketsPerAddress?: number | undefined;
   /** From accept until a request's headers have all arrived; past it the socket is answered 408 and closed. Default 10 000 ms. */
-  headersTimeoutMs?: number;
+  headersTimeoutMs?: number | undefined;
   /** From a request's headers until its body has all arrived; past it 408 (if no answer started) and the socket closed. Default 30 000 ms. */
-  bodyTimeoutMs?: number;
+  bodyTimeoutMs?: number | undefined;
   /** A keep-alive socket with no request in progress is closed after this long. Default 5 000 ms. */
-  idleSocketTimeoutMs?: number;
+  idleSocketTimeoutMs?: number | undefined;
 }
 
 export interface ConnectionLimits {

@@ -12,12 +12,12 @@ import type { McpServer } from '../streams/mcp-server.js';
 import { mintConnId } from './conn-id.js';
 
 export interface MemoryConnectionOptions {
-  readonly connId?: ConnId;
-  readonly transport?: TransportKind;
+  readonly connId?: ConnId | undefined;
+  readonly transport?: TransportKind | undefined;
   /** The fairness key (ConnectOptions.peer); default: the connection is its own peer. */
-  readonly peer?: string;
+  readonly peer?: string | undefined;
   /** The caller as the embedding application vouches for it (ConnectOptions.principal, from makePrincipal). */
-  readonly principal?: Principal;
+  readonly principal?: Principal | undefined;
 }
 
 export interface MemoryConnection {

@@ -9,10 +9,17 @@
  * - An undecodable line is answered -32700 (id null). A line over
  *   `maxLineBytes` is answered -32700 naming the limit and skipped up to its
  *   newline without being buffered; the connection lives on.
- * - Input ending (or failing) is the peer going away: the connection is
- *   unsubscribed at once, which drops its parked calls and aborts its running
- *   workers (their replies are never written), then `closed` resolves.
- *   `close()` does the same from our side and stops reading.
+ * - Input ending is the peer done sending: the requests it is still owed a
+ *   reply for get up to `drainMs` (on the server's clock) to finish, and
+ *   their replies are written; then, or as soon as none is left, the
+ *   connection is unsubscribed, which drops what is still parked and aborts
+ *   what still runs (their replies are never written), and `closed`
+ *   resolves. Input failing, or destroyed without ending, is the peer gone:
+ *   all of that at once. `close()` ends it at once from our side and stops
+ *   reading.
+ * - While it serves on process.stdout, console.log and its kin go to stderr
+ *   (stdio-console.ts), put back when it stops: a stray log line in a
+ *   handler cannot corrupt the wire.
  * - Backpressure: no message is ever dropped. When `output.write` returns
  *   false the message stays in the Writable's buffer and we stop READING
  *   input until 'drain', so a peer that does not read cannot make us buffer
@@ -29,27 +36,41 @@ import { isPrincipal, type Principal } from '../lib/auth/principal.js';
 import { DEFAULT_CONN_ID, type ConnId } from '../lib/context.js';
 import { ConfigError, parseError } from '../lib/errors.js';
 import { guardedObserver } from '../lib/guarded.js';
-import { positiveIntegerOption } from '../lib/option-checks.js';
+import { booleanOption, positiveIntegerOption } from '../lib/option-checks.js';
 import type { McpServer } from '../streams/mcp-server.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { decodeJsonLine, encodeJsonLine, LineSplitter, type LineEvent } from './json-lines.js';
 import { BurstWriter } from './burst-writer.js';
 import { RepeatedEnvelopeParser } from './repeated-envelope.js';
 import { connectOptionsOf } from './connect-options.js';
+import { consoleToStderr } from './stdio-console.js';
+import { AwaitedReplies, drainMsOption } from './stdio-drain.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 export interface StdioOptions {
   /** Default `process.stdin`. */
-  readonly input?: Readable;
+  readonly input?: Readable | undefined;
   /** Default `process.stdout`: nothing else may write to it, it is the wire. */
-  readonly output?: Writable;
+  readonly output?: Writable | undefined;
   /** Longest accepted line in bytes, without its newline; default 4 MiB. */
-  readonly maxLineBytes?: number;
+  readonly maxLineBytes?: number | undefined;
   /** Default `'default'`, the contract's id for the stdio peer. */
-  readonly connId?: ConnId;
+  readonly connId?: ConnId | undefined;
   /** Who is on the other end, as the operator vouches (made by makePrincipal, e.g. kind 'local'); default none. */
-  readonly principal?: Principal;
+  readonly principal?: Principal | undefined;
+  /**
+   * After input ends, how long (ms, on the server's scheduler) the requests
+   * still owed a reply may take before they are dropped; default 1000, 0
+   * drops them at once.
+   */
+  readonly drainMs?: number | undefined;
+  /**
+   * Send console.log, info, debug (and the console's other stdout methods)
+   * to stderr while serving, restored on close. Default: true when the
+   * output is process.stdout, whose every byte must be JSON-RPC.
+   */
+  readonly consoleToStderr?: boolean | undefined;
 }
 
 export interface StdioHandle {
@@ -75,8 +96,10 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const maxLineBytes = positiveIntegerOption('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_LINE_BYTES);
   const connId = checkedConnId(options.connId);
   const principal = checkedPrincipal(options.principal);
+  const drainMs = drainMsOption(options.drainMs);
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
+  const moveConsole = booleanOption('consoleToStderr', options.consoleToStderr, output === process.stdout);
   const logger = server.logger;
   const splitter = new LineSplitter(maxLineBytes);
   // One client per connection, repeating its modern envelope: parsed once (repeated-envelope.ts).
@@ -85,6 +108,9 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
 
   let finished = false;
   let awaitingDrain = false;
+  /** Input ended with replies still owed: the connection lives until they are written or drainMs passes. */
+  let draining: { unsubscribe(): void } | undefined;
+  const awaited = new AwaitedReplies();
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
@@ -121,6 +147,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       return;
     }
     writer.write(line);
+    awaited.outbound(message);
+    if (draining !== undefined && awaited.size === 0) finish();
   };
 
   const onLine = (event: LineEvent) => {
@@ -137,6 +165,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       write(parseError(decoded.detail));
       return;
     }
+    awaited.inbound(decoded.message);
     inbound.next(decoded.message);
   };
 
@@ -147,11 +176,20 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
 
   const onEnd = () => {
     for (const event of splitter.end()) onLine(event);
-    finish();
+    if (finished) return;
+    if (awaited.size === 0 || drainMs === 0) {
+      finish();
+      return;
+    }
+    logger.debug({ connId, awaited: awaited.size, drainMs }, 'stdio: input ended; letting the calls in flight finish');
+    draining = server.scheduler.schedule(() => finish(), drainMs);
   };
 
   // Destroyed without 'end': the peer is gone, and a half-received last line is not a message.
-  const onClose = () => finish();
+  // After 'end' it is the stream closing behind it: the drain decides.
+  const onClose = () => {
+    if (draining === undefined) finish();
+  };
 
   const onInputError = (err: unknown) => {
     logger.warn({ connId, err }, 'stdio: input failed; closing the connection');
@@ -168,6 +206,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     // What was answered before the end still goes out (a last line without its newline included).
     writer.flush();
     finished = true;
+    draining?.unsubscribe();
+    restoreConsole();
     input.off('data', onData);
     input.off('end', onEnd);
     input.off('close', onClose);
@@ -179,6 +219,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     resolveClosed();
   };
 
+  const restoreConsole = moveConsole ? consoleToStderr() : () => {};
   // Subscribed before the first byte is read, so no reply can be missed.
   const connection = server.connect(connId, inbound, connectOptionsOf('stdio', undefined, principal)).subscribe(
     guardedObserver(logger, 'stdio', { next: write, complete: finish }),

@@ -54,15 +54,15 @@ export interface RedisApprovalLedgerOptions {
   readonly link: RedisLink;
   readonly keys: ClusterKeys;
   /** Longest one ledger call may wait for Redis before it fails closed; default 5000. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Ticket ids; default 128 random bits. */
-  readonly newTicketId?: () => string;
+  readonly newTicketId?: (() => string) | undefined;
   /**
    * How far apart two nodes' clocks may be: a sealed requestState is refused
    * on a node only this long past its expiry (Redis TIME decides before
    * that); default DEFAULT_CLOCK_SKEW_MS (5000), 0 to 600000.
    */
-  readonly clockSkewMs?: number;
+  readonly clockSkewMs?: number | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;

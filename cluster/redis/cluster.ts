@@ -34,44 +34,44 @@ export interface RedisClusterOptions {
   /** The deployment's name: the same on every process of it. */
   readonly serverId: string;
   /** This process's name in the deployment; default random. */
-  readonly nodeId?: string;
+  readonly nodeId?: string | undefined;
   /** Where connection errors are reported. */
-  readonly onError?: (err: unknown) => void;
+  readonly onError?: ((err: unknown) => void) | undefined;
   /** Where the cluster stores report what they drop or skip; default pino on stderr. */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
   /**
    * Secrets for MRTR requestState that win over the ring kept in Redis
    * (which is then neither read nor created); see cluster/redis/key-ring.ts.
    */
-  readonly requestStateKeys?: ReadonlyArray<string | Uint8Array>;
+  readonly requestStateKeys?: ReadonlyArray<string | Uint8Array> | undefined;
   /** The approval ledger's Redis timeout and allowance for the nodes' clock skew (approval-ledger.ts). */
-  readonly approvalLedger?: Pick<RedisApprovalLedgerOptions, 'timeoutMs' | 'clockSkewMs'>;
+  readonly approvalLedger?: Pick<RedisApprovalLedgerOptions, 'timeoutMs' | 'clockSkewMs'> | undefined;
   /** Cluster-wide in-flight caps as leased permits (permits.ts); absent: none, each node only has its own bounds. */
-  readonly permits?: RedisPermitsOptions;
+  readonly permits?: RedisPermitsOptions | undefined;
   /**
    * Legacy sessions across nodes: where the other nodes reach this one's HTTP handler to relay requests for its
    * sessions (e.g. `http://10.0.0.7:3000`); or call `advertise(url)` once it listens. Relay key, heartbeat: `legacy`.
    */
-  readonly relayUrl?: string;
-  readonly legacy?: RedisLegacyOptions;
+  readonly relayUrl?: string | undefined;
+  readonly legacy?: RedisLegacyOptions | undefined;
 }
 
 /** The session directory's and event store's options (session-directory.ts, event-store.ts). */
 export interface RedisLegacyOptions {
-  readonly heartbeatMs?: number;
+  readonly heartbeatMs?: number | undefined;
   /** How long a silent node counts as alive (the directory's ttlMs). */
-  readonly nodeTtlMs?: number;
-  readonly cacheMs?: number;
-  readonly relayKey?: Uint8Array;
-  readonly maxEventsPerSession?: number;
+  readonly nodeTtlMs?: number | undefined;
+  readonly cacheMs?: number | undefined;
+  readonly relayKey?: Uint8Array | undefined;
+  readonly maxEventsPerSession?: number | undefined;
   /** The event store's ttlMs. */
-  readonly eventTtlMs?: number;
+  readonly eventTtlMs?: number | undefined;
 }
 
 /** The HTTP transport's options a cluster fills: where legacy sessions live and where their events are kept. */
 export interface ClusterHttpOptions {
-  readonly sessionDirectory?: SessionDirectory;
-  readonly eventStore?: EventStore;
+  readonly sessionDirectory?: SessionDirectory | undefined;
+  readonly eventStore?: EventStore | undefined;
 }
 
 export interface RedisClusterHandle {

@@ -10,7 +10,7 @@ export type RedisTarget = string | { readonly cluster: readonly string[] };
 
 export interface ConnectRedisOptions {
   /** Where connection errors go (node-redis reconnects by itself). */
-  readonly onError?: (err: unknown) => void;
+  readonly onError?: ((err: unknown) => void) | undefined;
 }
 
 export async function connectRedis(target: RedisTarget, options: ConnectRedisOptions = {}): Promise<RedisLink> {

@@ -46,9 +46,9 @@ export interface RedisEventBusOptions {
   readonly keys: ClusterKeys;
   /** This process's name in the deployment, carried in messages for the logs of others. */
   readonly nodeId: string;
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
   /** Largest message sent or accepted; default 16 KiB. */
-  readonly maxMessageBytes?: number;
+  readonly maxMessageBytes?: number | undefined;
 }
 
 interface BusMessage {

@@ -56,10 +56,10 @@ export interface RedisEventStoreOptions {
   readonly link: RedisLink;
   readonly keys: ClusterKeys;
   /** Default 512. */
-  readonly maxEventsPerSession?: number;
+  readonly maxEventsPerSession?: number | undefined;
   /** A session's stream expires this long after its last event. Default 660 000 ms (the default session idle timeout and a minute). */
-  readonly ttlMs?: number;
-  readonly onError?: (err: unknown) => void;
+  readonly ttlMs?: number | undefined;
+  readonly onError?: ((err: unknown) => void) | undefined;
 }
 
 /** `<streamId>_<seq>`: the stream ids the transport mints are letters and digits. */

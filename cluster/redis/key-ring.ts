@@ -55,12 +55,12 @@ return redis.call('LRANGE', KEYS[1], 0, -1)`,
 
 export interface KeyRingOptions {
   /** Where skipped entries are reported; default pino on stderr. */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
 }
 
 export interface RotateOptions extends KeyRingOptions {
   /** Secrets kept, the new one included: 1 to 16, default 2. */
-  readonly keep?: number;
+  readonly keep?: number | undefined;
 }
 
 export function requestStateKeysKey(keys: ClusterKeys): string {

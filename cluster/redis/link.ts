@@ -54,9 +54,9 @@ function isCluster(client: NodeRedisClient): client is ClusterClient {
 
 export interface NodeRedisLinkOptions {
   /** Whether `close()` also closes `client` (true when the link made it). Default false. */
-  readonly ownsClient?: boolean;
+  readonly ownsClient?: boolean | undefined;
   /** Where connection errors go; node-redis reconnects by itself, so they are reported, not thrown. */
-  readonly onError?: (err: unknown) => void;
+  readonly onError?: ((err: unknown) => void) | undefined;
 }
 
 async function closeClient(client: NodeRedisClient): Promise<void> {

@@ -41,13 +41,13 @@ import { ACQUIRE_PERMIT, RELEASE_PERMIT, RENEW_PERMITS } from './permits-lua.js'
 
 export interface RedisPermitsOptions {
   /** Calls in flight at once across the deployment; default 1024. */
-  readonly maxInFlight?: number;
+  readonly maxInFlight?: number | undefined;
   /** Calls one owner (principal, else peer, else connection) may have in flight across the deployment; default max(floor(maxInFlight / 3), 1). */
-  readonly maxInFlightPerPrincipal?: number;
+  readonly maxInFlightPerPrincipal?: number | undefined;
   /** How long a permit lives without a renewal, in ms (Redis time); default 10000, at least 30. */
-  readonly leaseMs?: number;
+  readonly leaseMs?: number | undefined;
   /** How long an acquire may wait for Redis before it counts as busy; default min(1000, floor(leaseMs / 2)). */
-  readonly acquireTimeoutMs?: number;
+  readonly acquireTimeoutMs?: number | undefined;
 }
 
 export interface RedisPermitPoolOptions extends RedisPermitsOptions {
@@ -56,9 +56,9 @@ export interface RedisPermitPoolOptions extends RedisPermitsOptions {
   /** This process's name in the deployment (part of every member it adds). */
   readonly nodeId: string;
   /** The heartbeat's and the acquire timeout's clock; default asyncScheduler. */
-  readonly scheduler?: SchedulerLike;
+  readonly scheduler?: SchedulerLike | undefined;
   /** Default pino on stderr. */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
 }
 
 /** A permit this node holds: its member and its owner's set. */

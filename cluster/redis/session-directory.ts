@@ -31,16 +31,16 @@ export interface RedisSessionDirectoryOptions {
   readonly keys: ClusterKeys;
   readonly nodeId: string;
   /** Where the other nodes reach this one's handler; or call `advertise` once it listens. */
-  readonly url?: string;
+  readonly url?: string | undefined;
   /** Default 2000 ms. */
-  readonly heartbeatMs?: number;
+  readonly heartbeatMs?: number | undefined;
   /** How long a silent node counts as alive. Default 3 × heartbeatMs. */
-  readonly ttlMs?: number;
+  readonly ttlMs?: number | undefined;
   /** How long a lookup is believed without asking again. Default 1000 ms. */
-  readonly cacheMs?: number;
+  readonly cacheMs?: number | undefined;
   /** The deployment's relay key (16 bytes or more), the same on every node; default one shared through Redis. */
-  readonly relayKey?: Uint8Array;
-  readonly onError?: (err: unknown) => void;
+  readonly relayKey?: Uint8Array | undefined;
+  readonly onError?: ((err: unknown) => void) | undefined;
 }
 
 export interface RedisSessionDirectory extends SessionDirectory {

@@ -13,7 +13,9 @@ export const USAGE = `Usage:
   rxmcp --help
 
 Serves the MCP server that <module> exports: its default export (or a
-createServer export) is an McpServer, or a function returning one (sync or async).
+createServer export) is an McpServer, a function returning one (sync or async),
+or a Promise of one. <module> is JavaScript; a relative path is resolved from
+the working directory.
 
 Transports (one of them; --stdio is the default):
   --stdio            newline-delimited JSON-RPC on stdin/stdout

@@ -1,7 +1,7 @@
 /**
  * Loads the user's server module: its default export, or else its
  * createServer export, is an McpServer or a function (sync or async)
- * returning one. Recognized by shape rather than instanceof, since the
+ * returning one, or a Promise of either. Recognized by shape rather than instanceof, since the
  * module may import its own copy of rxmcp. The server's serverInfo defaults
  * become the name and version of the module's nearest package.json.
  */
@@ -21,8 +21,10 @@ function isMcpServer(value: unknown): value is McpServer {
   );
 }
 
+/** A server, a function returning one, or a Promise of either (`export default makeServer()` of an async maker). */
 async function serverFrom(exported: unknown): Promise<McpServer | undefined> {
-  const value = typeof exported === 'function' ? await (exported as () => unknown)() : exported;
+  const settled = await exported;
+  const value = typeof settled === 'function' ? await (settled as () => unknown)() : settled;
   return isMcpServer(value) ? value : undefined;
 }
 

@@ -14,6 +14,7 @@ import { serveHttp } from '../../transports/http/serve.js';
 import { serveStdio } from '../../transports/stdio.js';
 import { LOOPBACK_NAMES, serveWebSocket } from '../../transports/ws/index.js';
 import { USAGE, UsageError, parseCommandLine, type Command } from './args.js';
+import { describeFatal, verboseLevel } from './fatal.js';
 import { loadServer } from './load-server.js';
 
 type ServeCommand = Extract<Command, { command: 'serve' }>;
@@ -117,13 +118,7 @@ async function main(argv: readonly string[]): Promise<void> {
   await serve(command);
 }
 
-/** The CLI's own words for a library option a boot guard names. */
-function cliHint(error: unknown): string {
-  const option = (error as { option?: unknown } | null)?.option;
-  return option === 'authenticator' ? ' (on the command line: --auth-issuer ISS --auth-audience AUD, or --allow-unauthenticated)' : '';
-}
-
 main(process.argv.slice(2)).catch((error: unknown) => {
-  logger.error({ err: error }, `${error instanceof Error ? error.message : String(error)}${cliHint(error)}`);
+  process.stderr.write(describeFatal(error, { verbose: verboseLevel(process.env.RXMCP_LOG_LEVEL), cwd: process.cwd() }));
   process.exit(1);
 });

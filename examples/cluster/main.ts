@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { startNode, startRedisServer, type Child } from './processes.js';
 import { startProxy, type ProxyHandle } from './proxy.js';
+import { INSPECTOR } from '../demo/inspector.js';
 
 const NODE_SCRIPT = fileURLToPath(new URL('./node.js', import.meta.url));
 
@@ -30,7 +31,7 @@ function banner(origin: string, nodes: ReadonlyArray<{ id: string; url: string; 
   Legacy HTTP+SSE   ${origin}/sse
   Redis             ${redis}${redisPid === undefined ? ' (given)' : `  (pid ${redisPid})`}
 ${nodes.map((node) => `  node ${node.id.padEnd(8)} ${node.url}  (pid ${node.pid})`).join('\n')}
-  Try it:  npx @modelcontextprotocol/inspector --cli ${origin}/mcp --transport http --method tools/call --tool-name whoami
+  Try it:  npx ${INSPECTOR} --cli ${origin}/mcp --transport http --method tools/call --tool-name whoami
   Stop it: Ctrl-C
 `;
 }

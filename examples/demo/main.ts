@@ -12,9 +12,10 @@ import { serveHttp, serveStdio, serveWebSocket } from '../../transports/index.js
 import { jwtBearer, type McpServer } from '../../lib/index.js';
 import { parseDemoArgs, UsageError, USAGE, type DemoAuth, type DemoCommand } from './args.js';
 import { createDemoServer } from './server.js';
+import { INSPECTOR } from './inspector.js';
 
 const STDIO_HINT = `rxmcp demo: serving MCP over stdio (stdout is the wire; this text is on stderr).
-  Inspect it:   npx @modelcontextprotocol/inspector node dist/examples/demo/main.js --stdio
+  Inspect it:   npx ${INSPECTOR} node dist/examples/demo/main.js --stdio
   Or type one JSON-RPC message per line, e.g.
     {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tty","version":"0"}}}
   End input (Ctrl-D) to stop.
@@ -25,7 +26,7 @@ function networkBanner(mcpUrl: string, sseUrl: string | null, wsUrl: string): st
   Streamable HTTP   ${mcpUrl}
   Legacy HTTP+SSE   ${sseUrl ?? '(off)'}
   WebSocket         ${wsUrl}
-  Try it:   npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --method tools/list
+  Try it:   npx ${INSPECTOR} --cli ${mcpUrl} --transport http --method tools/list
   Stop it:  Ctrl-C
 `;
 }

@@ -6,10 +6,12 @@
  * - `echo`, `add`: plain synchronous tools.
  * - `slow_task`: waits on the SERVER's scheduler (so a test's virtual clock
  *   drives it) and stops as soon as its AbortSignal fires.
- * - `fail` throws a plain Error (the client sees `Error: callback_crashed`);
+ * - `fail` throws a plain Error (the client sees `Error: callback_crashed`,
+ *   with the hint of `exposeErrors: 'hint'`: the demo is where people learn);
  *   `reject_input` throws a ToolError (the client sees its message).
  * - `delete_note` is destructive: the tool authorizer answers `{ask}` for it,
- *   so it runs only after the client approves through elicitation.
+ *   with a question naming the note, so it runs only after the client
+ *   approves through elicitation.
  * - Tools: an allowlist, chosen here (`authorizerSource: 'configured'`);
  *   reads: `allowAll()`.
  */
@@ -29,7 +31,10 @@ import {
 /** Options the demo leaves to its caller; the registry and the authorization are the demo's own. */
 export type DemoServerOptions = Omit<ServerOptions, 'registry' | 'authorizer' | 'readAuthorizer' | 'authorizerSource'>;
 
-export const DELETE_NOTE_PROMPT = 'The demo wants to delete a note. This cannot be undone. Approve?';
+/** The approval question names the note, so the user knows what they approve. */
+export function deleteNotePrompt(id: unknown): string {
+  return `The demo wants to delete note ${JSON.stringify(String(id))}. This cannot be undone. Approve?`;
+}
 
 /** Longest slow_task wait; the callback timeout would end it anyway, this keeps the demo snappy. */
 export const SLOW_TASK_MAX_MS = 60_000;
@@ -166,9 +171,11 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
 
   const server = createServer({
     name: 'rxmcp-demo',
+    // Someone trying the demo sees where a crash's message went, and how to send one.
+    exposeErrors: 'hint',
     ...options,
     registry,
-    authorizer: allowlist(SAFE_TOOLS, { ask: { delete_note: DELETE_NOTE_PROMPT } }),
+    authorizer: allowlist(SAFE_TOOLS, { ask: { delete_note: ({ id }) => deleteNotePrompt(id) } }),
     authorizerSource: 'configured',
     readAuthorizer: allowAll(),
   });

@@ -16,9 +16,9 @@ import type { AuthFailure } from './authenticator.js';
 
 export interface ChallengeOptions {
   /** The URL of this resource's Protected Resource Metadata document (RFC 9728). */
-  readonly resourceMetadata?: string;
+  readonly resourceMetadata?: string | undefined;
   /** The scopes to challenge for when the failure names none (e.g. the endpoint's). */
-  readonly scope?: readonly string[];
+  readonly scope?: readonly string[] | undefined;
 }
 
 export interface Challenge {

@@ -6,6 +6,7 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { ConfigError } from '../errors.js';
 import { isScheduler } from '../options.js';
+import { unknownOptionMessage } from '../did-you-mean.js';
 
 export function requireObject(option: string, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(option, `${option} must be an object`);
@@ -14,7 +15,7 @@ export function requireObject(option: string, value: unknown): Record<string, un
 
 export function refuseUnknown(option: string, value: Record<string, unknown>, known: readonly string[]): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new ConfigError(`${option}.${key}`, `unknown option ${option}.${key}`);
+    if (!known.includes(key)) throw new ConfigError(`${option}.${key}`, unknownOptionMessage(key, known, `${option}.`));
   }
 }
 

@@ -35,7 +35,7 @@ export function customVerifier(verify: CustomVerify): Authenticator {
 
 export interface StaticTokensOptions {
   /** Judges a principal's expiresAt; default asyncScheduler. */
-  readonly scheduler?: SchedulerLike;
+  readonly scheduler?: SchedulerLike | undefined;
 }
 
 export function staticTokens(

@@ -8,9 +8,9 @@ import type { SchedulerLike } from 'rxjs';
 import { ConfigError } from '../errors.js';
 
 export interface FetchJsonOptions {
-  readonly method?: 'GET' | 'POST';
-  readonly headers?: Record<string, string>;
-  readonly body?: string;
+  readonly method?: 'GET' | 'POST' | undefined;
+  readonly headers?: Record<string, string> | undefined;
+  readonly body?: string | undefined;
   readonly timeoutMs: number;
   readonly scheduler: SchedulerLike;
 }

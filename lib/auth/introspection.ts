@@ -38,28 +38,28 @@ export interface IntrospectionOptions {
   /** The authorization server's introspection_endpoint. https (http only on localhost). */
   readonly endpoint: string;
   /** This resource server's client credentials (HTTP Basic, RFC 6749 §2.3.1)... */
-  readonly clientId?: string;
-  readonly clientSecret?: string;
+  readonly clientId?: string | undefined;
+  readonly clientSecret?: string | undefined;
   /** ...or the Authorization header value to send, made fresh for each request. */
-  readonly authorization?: () => string | Promise<string>;
+  readonly authorization?: (() => string | Promise<string>) | undefined;
   /** The audiences this resource answers to; the answer's `aud` must hold one. */
   readonly audiences: readonly string[];
   /** When set, an answer naming another `iss` is rejected. */
-  readonly issuer?: string;
+  readonly issuer?: string | undefined;
   /** Most cached answers; default 1000. */
-  readonly cacheMax?: number;
+  readonly cacheMax?: number | undefined;
   /** Longest a pass is cached; default 60000. */
-  readonly cacheTtlMs?: number;
+  readonly cacheTtlMs?: number | undefined;
   /** How long a rejection is cached; default 5000. */
-  readonly negativeCacheTtlMs?: number;
+  readonly negativeCacheTtlMs?: number | undefined;
   /** Most distinct tokens being introspected at once; default 64. */
-  readonly maxPending?: number;
+  readonly maxPending?: number | undefined;
   /** Timeout of each introspection request; default 5000. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Which response members the principal keeps as claims; default `'all'`. */
-  readonly claims?: 'all' | readonly string[];
+  readonly claims?: 'all' | readonly string[] | undefined;
   /** The server's clock; default asyncScheduler. */
-  readonly scheduler?: SchedulerLike;
+  readonly scheduler?: SchedulerLike | undefined;
 }
 
 const KNOWN = [

@@ -57,33 +57,33 @@ export interface JwtBearerOptions {
   /** The audiences this resource answers to (its canonical resource URI first); a token's `aud` must hold one. */
   readonly audiences: readonly string[];
   /** Where the issuer's JWKS is; default: the `jwks_uri` of the issuer's metadata. */
-  readonly jwksUri?: string;
+  readonly jwksUri?: string | undefined;
   /** A static key set instead of a remote one. */
-  readonly jwks?: JSONWebKeySet;
+  readonly jwks?: JSONWebKeySet | undefined;
   /** The allowed `alg` values; default RS256, PS256, ES256, EdDSA, Ed25519. Asymmetric ones only. */
-  readonly algorithms?: readonly string[];
+  readonly algorithms?: readonly string[] | undefined;
   /** Leeway for `exp` and `nbf`; default 0. */
-  readonly clockToleranceMs?: number;
+  readonly clockToleranceMs?: number | undefined;
   /** The required `typ` header (e.g. `at+jwt`, RFC 9068); default: not checked. */
-  readonly typ?: string;
+  readonly typ?: string | undefined;
   /** The claim holding the scopes; default `scope` (space-delimited), else `scp` (array). */
-  readonly scopeClaim?: string;
+  readonly scopeClaim?: string | undefined;
   /** Which claims the principal keeps; default `'all'`. */
-  readonly claims?: 'all' | readonly string[];
+  readonly claims?: 'all' | readonly string[] | undefined;
   /** How long jose keeps a fetched JWKS; default 600000 (10 min). */
-  readonly jwksCacheMaxAgeMs?: number;
+  readonly jwksCacheMaxAgeMs?: number | undefined;
   /** No refetch for an unknown `kid` sooner than this after a fetch; default 30000. */
-  readonly jwksCooldownMs?: number;
+  readonly jwksCooldownMs?: number | undefined;
   /** Timeout of each JWKS and metadata request; default 5000. */
-  readonly fetchTimeoutMs?: number;
+  readonly fetchTimeoutMs?: number | undefined;
   /** After a failed discovery, how long until the next attempt; default 30000. */
-  readonly discoveryRetryMs?: number;
+  readonly discoveryRetryMs?: number | undefined;
   /** The server's clock: token expiry is judged at scheduler.now(). Default asyncScheduler. */
-  readonly scheduler?: SchedulerLike;
+  readonly scheduler?: SchedulerLike | undefined;
   /** Verified tokens kept (their principals, by a hash of the token); 0 turns the cache off. Default 1000. */
-  readonly cacheMax?: number;
+  readonly cacheMax?: number | undefined;
   /** Longest a verified token is kept (never past its `exp`). Default 60000. */
-  readonly cacheTtlMs?: number;
+  readonly cacheTtlMs?: number | undefined;
 }
 
 const KNOWN = [

@@ -31,15 +31,15 @@ export interface Principal {
 
 /** What makePrincipal needs; at least one of issuer, subject and clientId names someone. */
 export interface PrincipalInit {
-  readonly kind?: PrincipalKind;
-  readonly issuer?: string;
-  readonly subject?: string;
-  readonly clientId?: string;
-  readonly scopes?: Iterable<string>;
-  readonly audience?: Iterable<string>;
-  readonly expiresAt?: number;
-  readonly tokenId?: string;
-  readonly claims?: Record<string, unknown>;
+  readonly kind?: PrincipalKind | undefined;
+  readonly issuer?: string | undefined;
+  readonly subject?: string | undefined;
+  readonly clientId?: string | undefined;
+  readonly scopes?: Iterable<string> | undefined;
+  readonly audience?: Iterable<string> | undefined;
+  readonly expiresAt?: number | undefined;
+  readonly tokenId?: string | undefined;
+  readonly claims?: Record<string, unknown> | undefined;
 }
 
 /** The stable key of (issuer, subject, clientId): base64url SHA-256 of an unambiguous encoding. */

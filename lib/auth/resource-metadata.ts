@@ -21,19 +21,19 @@ export interface ProtectedResourceMetadataOptions {
   readonly resource: string;
   /** Issuer URLs of the authorization servers; at least one. */
   readonly authorizationServers: readonly string[];
-  readonly scopesSupported?: readonly string[];
-  readonly resourceName?: string;
+  readonly scopesSupported?: readonly string[] | undefined;
+  readonly resourceName?: string | undefined;
   /** A URL of human-readable documentation. */
-  readonly resourceDocumentation?: string;
+  readonly resourceDocumentation?: string | undefined;
 }
 
 export interface ProtectedResourceMetadata {
   readonly resource: string;
   readonly authorization_servers: readonly string[];
-  readonly scopes_supported?: readonly string[];
+  readonly scopes_supported?: readonly string[] | undefined;
   readonly bearer_methods_supported: readonly string[];
-  readonly resource_name?: string;
-  readonly resource_documentation?: string;
+  readonly resource_name?: string | undefined;
+  readonly resource_documentation?: string | undefined;
 }
 
 const KNOWN = ['resource', 'authorizationServers', 'scopesSupported', 'resourceName', 'resourceDocumentation'];

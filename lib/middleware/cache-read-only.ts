@@ -25,13 +25,13 @@ import type { Middleware } from './types.js';
 
 export interface CacheReadOnlyOptions {
   /** How long a result is served from the cache (default 60 000 ms). */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** Entries kept at once (default 1000); the oldest is dropped first. */
-  maxEntries?: number;
+  maxEntries?: number | undefined;
   /** Largest entry kept, key and result JSON in UTF-8 (default 65 536). */
-  maxEntryBytes?: number;
+  maxEntryBytes?: number | undefined;
   /** Share entries between callers (default false: each caller has its own). */
-  shareAcrossCallers?: boolean;
+  shareAcrossCallers?: boolean | undefined;
 }
 
 interface Entry {

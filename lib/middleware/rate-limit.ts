@@ -21,9 +21,9 @@ import type { Middleware } from './types.js';
 
 export interface RateLimitOptions {
   /** The budget of one caller: `calls` per `perMs` (default 60 per 60 000 ms). */
-  perCaller?: { calls?: number; perMs?: number };
+  perCaller?: { calls?: number; perMs?: number } | undefined;
   /** Callers remembered at once (default 10 000). */
-  maxCallers?: number;
+  maxCallers?: number | undefined;
 }
 
 /**

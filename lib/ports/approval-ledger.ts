@@ -132,8 +132,8 @@ export interface MemoryApprovalLedgerOptions {
   readonly scheduler: SchedulerLike;
   /** How long a ticket waits for its retry (`approvalTtlMs`). */
   readonly ttlMs: number;
-  readonly report?: (event: ApprovalEvent) => void;
-  readonly newTicketId?: () => string;
+  readonly report?: ((event: ApprovalEvent) => void) | undefined;
+  readonly newTicketId?: (() => string) | undefined;
 }
 
 export function randomTicketId(): string {

@@ -44,7 +44,7 @@ export interface ServerEventBus {
 
 export interface InMemoryEventBusOptions {
   /** Where a throwing listener is reported; default pino on stderr (see lib/logger.ts). */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
 }
 
 /**

@@ -54,11 +54,11 @@ export interface EventStore {
 
 export interface InMemoryEventStoreOptions {
   /** Default 512. */
-  readonly maxEventsPerSession?: number;
+  readonly maxEventsPerSession?: number | undefined;
   /** Default 16 384. */
-  readonly maxEvents?: number;
+  readonly maxEvents?: number | undefined;
   /** Default 64 MiB, counting everything the store holds (see storedEventBytes, storedSessionBytes). */
-  readonly maxBytes?: number;
+  readonly maxBytes?: number | undefined;
 }
 
 /** The entry object, its two list links and its slot in the session's log. */

@@ -64,7 +64,12 @@ export function readmeCodeBlocks(markdown: string, heading: string, languages: r
  * the repository's compiler options. Returns the errors, each as
  * `README.md:<line>: TSnnnn <message>`; an empty list means every block compiles.
  */
-export async function compileCodeBlocks(name: string, blocks: readonly CodeBlock[]): Promise<string[]> {
+export async function compileCodeBlocks(
+  name: string,
+  blocks: readonly CodeBlock[],
+  /** Over the repository's: e.g. `{ exactOptionalPropertyTypes: true }`, TypeScript 7's `tsc --init` default. */
+  compilerOptions: Record<string, unknown> = {},
+): Promise<string[]> {
   if (!existsSync(join(REPO_ROOT, 'dist/lib/index.d.ts'))) {
     throw new Error('dist/lib/index.d.ts is missing: README blocks compile against the built types, run `npm run build` first');
   }
@@ -79,7 +84,7 @@ export async function compileCodeBlocks(name: string, blocks: readonly CodeBlock
   });
   writeFileSync(
     join(dir, 'tsconfig.json'),
-    JSON.stringify({ extends: '../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.', noUnusedLocals: false }, include: files }),
+    JSON.stringify({ extends: '../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.', noUnusedLocals: false, ...compilerOptions }, include: files }),
   );
   const run = await runTsc(join('.readme-blocks', name, 'tsconfig.json'));
   const prefix = `.readme-blocks/${name}/block-`;

@@ -19,14 +19,14 @@ import { createHttpRouter, type HttpHandlerStats } from './router.js';
 
 export interface FetchHandleOptions {
   /** The request's body as something before the handler read it: its text, bytes, or the parsed JSON value. */
-  readonly body?: unknown;
+  readonly body?: unknown | undefined;
   /**
    * The client's address as the runtime knows it (Bun: `server.requestIP(req)?.address`,
    * Deno: `info.remoteAddr.hostname`): the peer the fairness rules count by. A
    * `Request` carries none, so without it (or a trustedProxyHeader) every
    * client of this handler is one peer.
    */
-  readonly remoteAddress?: string;
+  readonly remoteAddress?: string | undefined;
 }
 
 export interface FetchHandler {

@@ -15,57 +15,57 @@ import { isNodeId, type SessionDirectory } from '../../lib/ports/session-directo
 /** The authentication options (authenticator, resource, authorizationServers, requiredScopes, requireAuthentication) are described in ../auth-options.ts. */
 export interface HttpHandlerOptions extends TransportAuthOptions {
   /** The streamable HTTP endpoint; default `/mcp`. */
-  endpoint?: string;
+  endpoint?: string | undefined;
   /** GET here answers 200 JSON; `null` turns it off. Default `/health`. */
-  healthPath?: string | null;
+  healthPath?: string | null | undefined;
   /** The 2024-11-05 HTTP+SSE transport on the same handler; `false` turns it off. Default on at `/sse` and `/messages`. */
-  legacySse?: boolean | { ssePath?: string; messagesPath?: string };
+  legacySse?: boolean | { ssePath?: string | undefined; messagesPath?: string | undefined } | undefined;
   /** Live sessions (both transports together); a full table evicts fairly (see README), then refuses with 503. Default 1024. */
-  maxSessions?: number;
+  maxSessions?: number | undefined;
   /**
    * One owner's share of maxSessions (the principal's when authenticated, else the peer's); an owner past it makes room from
    * its own sessions only. Default max(floor(maxSessions / 2), 1).
    */
-  maxSessionsPerPeer?: number;
+  maxSessionsPerPeer?: number | undefined;
   /** A session with no request and no open stream for this long is ended. Default 600 000 ms; `Infinity` turns it off. */
-  sessionIdleTimeoutMs?: number;
+  sessionIdleTimeoutMs?: number | undefined;
   /** Request bodies above this are a 413. Default 4 MiB. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** A comment line on every open SSE stream this often. Default 15 000 ms. */
-  keepAliveMs?: number;
+  keepAliveMs?: number | undefined;
   /** The SSE `retry:` field sent with each stream's priming event. Default 1000 ms. */
-  retryMs?: number;
+  retryMs?: number | undefined;
   /** Unread bytes a stream may have in its socket before it waits for the reader to drain them. Default 1 MiB. */
-  maxStreamBufferBytes?: number;
+  maxStreamBufferBytes?: number | undefined;
   /** A stream waiting on its reader whose unread bytes do not go down at all for this long is cut off. Default 30 000 ms. */
-  streamStallTimeoutMs?: number;
+  streamStallTimeoutMs?: number | undefined;
   /** Messages held for a session's standalone GET stream while none is open. Default 256. */
-  maxBacklogMessages?: number;
+  maxBacklogMessages?: number | undefined;
   /** Open GET streams per session; opening one more ends the oldest. Default 4. */
-  maxGetStreamsPerSession?: number;
+  maxGetStreamsPerSession?: number | undefined;
   /** Where SSE events are kept for replay after Last-Event-ID. Default a bounded in-memory store. */
-  eventStore?: EventStore;
+  eventStore?: EventStore | undefined;
   /**
    * Several nodes behind one address (session-directory.ts): sessions minted here name this node, and a request
    * for a session another live node holds is relayed to it (relay.ts). Default none: this handler is alone.
    */
-  sessionDirectory?: SessionDirectory;
+  sessionDirectory?: SessionDirectory | undefined;
   /** How long a relay waits for the owner node to take the connection before the session counts as gone (404). Default 2000 ms. */
-  relayConnectTimeoutMs?: number;
+  relayConnectTimeoutMs?: number | undefined;
   /** Host header names (optionally `name:port`) accepted; default the loopback names, any port. */
-  allowedHosts?: readonly string[];
+  allowedHosts?: readonly string[] | undefined;
   /** Origin headers accepted (e.g. `https://app.example`); default any origin whose host is in allowedHosts. */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | undefined;
   /**
    * A header set by a reverse proxy you trust (e.g. `x-forwarded-for`) whose
    * first value names the client; the peer the fairness rules count by.
    * Default none: the socket's remote address (a client can forge any header).
    */
-  trustedProxyHeader?: string;
+  trustedProxyHeader?: string | undefined;
   /** The network boot guard: `false` serves without authorization. Default: required unless NODE_ENV is development/test. */
-  requireAuthorization?: boolean;
+  requireAuthorization?: boolean | undefined;
   /** Where the boot guard reads NODE_ENV; default `process.env`. */
-  env?: Readonly<Record<string, string | undefined>>;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 export interface ResolvedHttpOptions {

@@ -22,15 +22,15 @@ import type { HttpHandlerOptions } from './options.js';
 
 export interface ServeHttpOptions extends HttpHandlerOptions, ConnectionLimitOptions {
   /** Default 0: an ephemeral port (read it from the returned `port` or `url`). */
-  port?: number;
+  port?: number | undefined;
   /** Default `127.0.0.1`. */
-  host?: string;
+  host?: string | undefined;
   /**
    * The canonical resource URI (see HttpHandlerOptions); with an authenticator
    * and no resource, this listener's own endpoint URL (`http://<host>:<port>/mcp`),
    * which a wildcard host cannot give (then it is required).
    */
-  resource?: string;
+  resource?: string | undefined;
 }
 
 export interface HttpServerHandle {

@@ -12,6 +12,7 @@ import { positiveIntegerOption } from '../../lib/option-checks.js';
 import { CONNECTION_LIMIT_OPTIONS, resolveConnectionLimits, type ConnectionLimitOptions, type ConnectionLimits } from '../connection-limits.js';
 import { AUTH_OPTION_NAMES, resolveTransportAuth, type ResolvedAuth, type TransportAuthOptions } from '../auth-options.js';
 import { trustedProxyHeaderOption } from '../peer.js';
+import { unknownOptionMessage } from '../../lib/did-you-mean.js';
 
 export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -23,43 +24,43 @@ export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::
  */
 interface CommonOptions extends TransportAuthOptions {
   /** Largest inbound message in bytes; a bigger one closes the socket with 1009. Default 4 MiB. */
-  maxPayload?: number;
+  maxPayload?: number | undefined;
   /** Unread outbound bytes a socket may hold when the next message is due; over it the slow consumer is closed (1013). Default 8 MiB. */
-  maxBufferedBytes?: number;
+  maxBufferedBytes?: number | undefined;
   /** Unread outbound bytes all sockets together may hold; over it the biggest holders are closed first (1013). Default 64 MiB. */
-  maxTotalBufferedBytes?: number;
+  maxTotalBufferedBytes?: number | undefined;
   /** Ping period on the server's scheduler; a socket that missed the last pong is terminated. Default 30 000; null disables. */
-  pingIntervalMs?: number | null;
+  pingIntervalMs?: number | null | undefined;
   /** How long a closing socket may take to finish the close handshake before it is terminated. Default 5 000. */
-  closeGraceMs?: number;
+  closeGraceMs?: number | undefined;
   /** Sockets open at once (upgrades in progress included); one more is refused with 503. Default 16 384. */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /** Host header names (hostname only, port ignored) that may upgrade. Default loopback names; null disables the check. */
-  allowedHosts?: readonly string[] | null;
+  allowedHosts?: readonly string[] | null | undefined;
   /**
    * Origins that may upgrade when the client sends one (browsers do; other
    * clients usually do not, and are let through). An entry with "://" is a
    * full origin, anything else a hostname. Default loopback names; null
    * disables the check.
    */
-  allowedOrigins?: readonly string[] | null;
+  allowedOrigins?: readonly string[] | null | undefined;
   /**
    * A header set by a reverse proxy you trust (e.g. `x-forwarded-for`) whose
    * first value names the client; the peer the fairness rules count by.
    * Default none: the socket's remote address (a client can forge any header).
    */
-  trustedProxyHeader?: string;
+  trustedProxyHeader?: string | undefined;
   /** The network boot guard: false serves without chosen authorization, explicitly. */
-  requireAuthorization?: boolean;
+  requireAuthorization?: boolean | undefined;
   /** The environment the boot guard reads NODE_ENV from; default process.env. */
-  env?: Readonly<Record<string, string | undefined>>;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 export interface AttachWebSocketOptions extends CommonOptions {
   /** An http or https server someone else listens with; only upgrades for `path` are handled. */
   server: HttpServer | HttpsServer;
   /** Default "/ws". */
-  path?: string;
+  path?: string | undefined;
 }
 
 /** The socket-level limits (connection-limits.ts) apply to a listener of its own only: an attached server's owner sets them (serveHttp has them). */
@@ -67,9 +68,9 @@ export interface ListenWebSocketOptions extends CommonOptions, ConnectionLimitOp
   /** 0 picks a free port. */
   port: number;
   /** Default "127.0.0.1". */
-  host?: string;
+  host?: string | undefined;
   /** Upgrades on any other path are refused with 404; default: any path. */
-  path?: string;
+  path?: string | undefined;
 }
 
 export type ServeWebSocketOptions = AttachWebSocketOptions | ListenWebSocketOptions;
@@ -130,7 +131,7 @@ export function resolveWebSocketOptions(options: ServeWebSocketOptions): Resolve
   if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'options must be an object');
   // A misspelt bound would otherwise silently fall back to its default.
   for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, `unknown option ${key}`);
+    if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, unknownOptionMessage(key, KNOWN_OPTIONS));
   }
   const attach = 'server' in options && options.server !== undefined;
   if (attach && 'port' in options && options.port !== undefined) {

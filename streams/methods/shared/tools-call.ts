@@ -15,14 +15,14 @@
 import { of, type Observable } from 'rxjs';
 import type { Verdict } from '../../../lib/authorizers.js';
 import { DENY_DETAIL } from '../../../lib/deny-details.js';
-import { callbackFailedToolResult, errorToolResult, invalidParams, toolDenied, toolNotFound } from '../../../lib/errors.js';
+import { errorToolResult, invalidParams, toolDenied, toolNotFound } from '../../../lib/errors.js';
 import { insufficientScopeDetail, scopesAllow } from '../../../lib/auth/target-scopes.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { isSensitiveTool } from '../../../lib/tool-def.js';
 import type { CallToolResult } from '../../../lib/tool-result.js';
 import { authorize } from '../../authorize.js';
 import { authorizationContextOf } from '../../principal-shapes.js';
-import { reportAuthorizerFault, reportFailure } from '../../worker-scope.js';
+import { failedToolResult, reportAuthorizerFault, reportFailure } from '../../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
 import { WorkerSource, type WorkerOutcome } from '../../worker.js';
 import type { Admission } from '../../state/admission.js';
@@ -113,7 +113,7 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
       const needed = inputNeededReply(core, scope, outcome.error);
       if (needed !== undefined) return needed;
       reportFailure(core, scope, outcome);
-      return resultResponse(scope.id, callbackFailedToolResult(outcome.reason, outcome.scope));
+      return resultResponse(scope.id, failedToolResult(core, outcome));
     }
     if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
     const verdict = outcome.value.verdict;
