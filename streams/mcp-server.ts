@@ -26,6 +26,7 @@ import { Cancellations } from './state/cancellation.js';
 import { CapabilityTable } from './state/capability-table.js';
 import { ClientRequests } from './state/client-requests.js';
 import { connection } from './connection.js';
+import type { OnSourceEnd } from './stages/reply-each.js';
 import { Connections, type ConnectionInfo, type ConnectionState } from './state/connections.js';
 import { DeadlineQueue } from '../lib/deadline-queue.js';
 import type { EraDecision } from '../lib/protocol/classified.js';
@@ -80,6 +81,15 @@ export interface ConnectOptions {
    * 'per-connection' for everything else.
    */
   readonly era?: EraPolicy | undefined;
+  /**
+   * After the inbound completes (the peer is done sending but may still
+   * read: stdin closed), how long, on the server's scheduler, the calls in
+   * flight get to answer before they are cancelled; the connection's listen
+   * streams end at once, without a word (as when the connection goes), since
+   * they never answer. Default 0: the inbound completing cancels everything at once, as
+   * its failing always does.
+   */
+  readonly drainMs?: number | undefined;
 }
 
 export interface HandleMessageOptions {
@@ -266,12 +276,20 @@ export class McpServer {
     if (options.era !== undefined && !ERA_POLICIES.includes(options.era)) {
       throw new ConfigError('era', `era must be one of ${ERA_POLICIES.join(', ')}`);
     }
+    if (options.drainMs !== undefined && !(Number.isSafeInteger(options.drainMs) && options.drainMs >= 0)) {
+      throw new ConfigError('drainMs', `drainMs must be a non-negative integer, got ${String(options.drainMs)}`);
+    }
     return new Observable<OutboundMessage>((subscriber) => {
       const { state, origin } = this.attach(connId, options, principal, (transport) => eraDecisionFor(options.era ?? defaultEraPolicy(transport), transport));
       // A modern connection is sent replies, its requests' notifications and its listen streams only: no broadcasts.
       const pushes = outbox(state, this.broadcasts, () => origin.eraDecision?.pinned !== 'modern').subscribe((message) => subscriber.next(message));
-      // The inbound ending is the peer gone: the replies complete, every call still in flight cancelled.
-      const replies = inbound$.pipe(connection(this.core, origin)).subscribe(subscriber);
+      // The inbound ending is the peer gone: the replies complete, every call still in flight cancelled (after drainMs, if given).
+      const drainMs = options.drainMs ?? 0;
+      const onEnd: OnSourceEnd =
+        drainMs > 0
+          ? { ms: drainMs, scheduler: this.options.scheduler, starting: () => this.core.listens.dropConnection(connId) }
+          : 'cancel';
+      const replies = inbound$.pipe(connection(this.core, origin, onEnd)).subscribe(subscriber);
       return () => {
         replies.unsubscribe();
         pushes.unsubscribe();

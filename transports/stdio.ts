@@ -44,7 +44,7 @@ import { BurstWriter } from './burst-writer.js';
 import { RepeatedEnvelopeParser } from './repeated-envelope.js';
 import { connectOptionsOf } from './connect-options.js';
 import { consoleToStderr } from './stdio-console.js';
-import { AwaitedReplies, drainMsOption } from './stdio-drain.js';
+import { drainMsOption } from './stdio-drain.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
@@ -108,9 +108,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
 
   let finished = false;
   let awaitingDrain = false;
-  /** Input ended with replies still owed: the connection lives until they are written or drainMs passes. */
-  let draining: { unsubscribe(): void } | undefined;
-  const awaited = new AwaitedReplies();
+  /** Input ended: the connection lives on until its calls in flight answer or drainMs passes (server.connect's drainMs). */
+  let ended = false;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
@@ -147,8 +146,6 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       return;
     }
     writer.write(line);
-    awaited.outbound(message);
-    if (draining !== undefined && awaited.size === 0) finish();
   };
 
   const onLine = (event: LineEvent) => {
@@ -165,7 +162,6 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       write(parseError(decoded.detail));
       return;
     }
-    awaited.inbound(decoded.message);
     inbound.next(decoded.message);
   };
 
@@ -177,18 +173,19 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const onEnd = () => {
     for (const event of splitter.end()) onLine(event);
     if (finished) return;
-    if (awaited.size === 0 || drainMs === 0) {
+    if (drainMs === 0) {
       finish();
       return;
     }
-    logger.debug({ connId, awaited: awaited.size, drainMs }, 'stdio: input ended; letting the calls in flight finish');
-    draining = server.scheduler.schedule(() => finish(), drainMs);
+    // The connection completes once its calls in flight have answered, or drainMs has passed: then finish.
+    ended = true;
+    inbound.complete();
   };
 
   // Destroyed without 'end': the peer is gone, and a half-received last line is not a message.
   // After 'end' it is the stream closing behind it: the drain decides.
   const onClose = () => {
-    if (draining === undefined) finish();
+    if (!ended) finish();
   };
 
   const onInputError = (err: unknown) => {
@@ -206,7 +203,6 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     // What was answered before the end still goes out (a last line without its newline included).
     writer.flush();
     finished = true;
-    draining?.unsubscribe();
     restoreConsole();
     input.off('data', onData);
     input.off('end', onEnd);
@@ -221,7 +217,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
 
   const restoreConsole = moveConsole ? consoleToStderr() : () => {};
   // Subscribed before the first byte is read, so no reply can be missed.
-  const connection = server.connect(connId, inbound, connectOptionsOf('stdio', undefined, principal)).subscribe(
+  const connection = server.connect(connId, inbound, { ...connectOptionsOf('stdio', undefined, principal), drainMs }).subscribe(
     guardedObserver(logger, 'stdio', { next: write, complete: finish }),
   );
   output.on('error', onOutputError);

@@ -9,8 +9,10 @@
  *
  * When the source ends (completes, or, for a connection, fails), `onSourceEnd` says what happens to the calls still
  * in flight: `'cancel'` (a connection: the peer is gone, every call ends at
- * once, aborted, and the result completes), or `'drain'` (one message handed
- * in: the result completes after the last reply). Unsubscribing the result
+ * once, aborted, and the result completes), `'drain'` (one message handed
+ * in: the result completes after the last reply), or a Grace (a connection
+ * whose peer is done sending but still reading: the calls in flight get
+ * `ms` to answer, then `'cancel'`; the source failing cancels at once). Unsubscribing the result
  * cancels every call in flight: each one's stream is unsubscribed, which
  * aborts its worker and drops its parked call, and no late reply follows.
  *
@@ -25,12 +27,23 @@
  * result ('cancel'): --a------b-------|   C is unsubscribed at the source's end
  * ```
  */
-import { Observable, type OperatorFunction, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
+import { Observable, type OperatorFunction, type SchedulerLike, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import type { JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { isReplyStream, openSource } from '../direct-source.js';
 import type { Routed } from './route.js';
 
-export type OnSourceEnd = 'cancel' | 'drain';
+/**
+ * A connection's grace after its inbound completes: its calls in flight get
+ * `ms` on `scheduler` to answer, then the rest are cancelled. `starting` runs
+ * first (the connection ends what would never answer: its listen streams).
+ */
+export interface Grace {
+  readonly ms: number;
+  readonly scheduler: SchedulerLike;
+  starting(): void;
+}
+
+export type OnSourceEnd = 'cancel' | 'drain' | Grace;
 
 class CallInFlight {
   finished = false;
@@ -58,6 +71,8 @@ class ReplyEach {
   private inFlight: Set<CallInFlight> | undefined;
   source: Subscription | undefined;
   private sourceDone = false;
+  /** The grace period's timer, while it runs. */
+  private graceTimer: Subscription | undefined;
   stopped = false;
 
   constructor(
@@ -78,10 +93,11 @@ class ReplyEach {
     if (!call.finished) (this.inFlight ??= new Set()).add(call);
   }
 
-  /** A connection's inbound failing is its peer gone, as its completing is; one message's failing is passed on. */
+  /** A connection's inbound failing is its peer gone, at once, grace or not; one message's failing is passed on. */
   error(error: unknown): void {
-    if (this.onSourceEnd === 'cancel') {
-      this.complete();
+    if (this.onSourceEnd !== 'drain') {
+      this.sourceDone = true;
+      this.end();
       return;
     }
     this.stop();
@@ -90,10 +106,25 @@ class ReplyEach {
 
   complete(): void {
     this.sourceDone = true;
-    if (this.onSourceEnd === 'cancel' || this.inFlight === undefined || this.inFlight.size === 0) {
-      this.stop();
-      this.subscriber.complete();
+    const onEnd = this.onSourceEnd;
+    if (onEnd === 'cancel') {
+      this.end();
+      return;
     }
+    if (onEnd !== 'drain') onEnd.starting();
+    if (this.stopped || this.inFlight === undefined || this.inFlight.size === 0) {
+      this.end();
+      return;
+    }
+    if (onEnd !== 'drain') this.graceTimer = onEnd.scheduler.schedule(() => this.end(), onEnd.ms) as Subscription;
+  }
+
+  /** Everything still in flight cancelled, and the result complete; once. */
+  private end(): void {
+    if (this.stopped && this.subscriber.closed) return;
+    this.graceTimer?.unsubscribe();
+    this.stop();
+    this.subscriber.complete();
   }
 
   reply(reply: JsonRpcResponse): void {
@@ -102,10 +133,7 @@ class ReplyEach {
 
   forget(call: CallInFlight): void {
     this.inFlight?.delete(call);
-    if (this.sourceDone && !this.stopped && this.inFlight?.size === 0) {
-      this.stop();
-      this.subscriber.complete();
-    }
+    if (this.sourceDone && !this.stopped && this.inFlight?.size === 0) this.end();
   }
 
   failed(error: unknown): void {
@@ -124,6 +152,7 @@ class ReplyEach {
 
   /** The result's teardown. */
   unsubscribe(): void {
+    this.graceTimer?.unsubscribe();
     this.stop();
   }
 }

@@ -66,3 +66,39 @@ describe('replyEach', () => {
     expect(seen).toEqual([r(9), 'done']);
   });
 });
+
+describe('replyEach with a grace period (a connection whose peer stopped sending)', () => {
+  test('the calls in flight answer within the grace; the one still running at its end is cancelled; starting runs first', () => {
+    const ts = newTestScheduler();
+    const started: number[] = [];
+    ts.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const quick = cold<JsonRpcResponse | null>('---q|', { q: r(2) });
+      const slow = cold<JsonRpcResponse | null>('--------s|', { s: r(3) });
+      const routed = cold<Routed>('-QS|', { Q: quick, S: slow });
+      const grace = { ms: 5, scheduler: ts, starting: () => started.push(ts.now()) };
+      expectObservable(routed.pipe(replyEach(grace, () => undefined))).toBe('----q---|', { q: r(2) });
+      expectSubscriptions(slow.subscriptions).toBe('--^-----!');
+    });
+    expect(started).toEqual([3]);
+  });
+
+  test('with nothing in flight the result completes at once; a failing source cancels at once, grace or not', () => {
+    const ts = newTestScheduler();
+    ts.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const grace = { ms: 5, scheduler: ts, starting: () => undefined };
+      expectObservable(cold<Routed>('-a|', { a: r(1) }).pipe(replyEach(grace, () => undefined))).toBe('-a|', { a: r(1) });
+      const slow = cold<JsonRpcResponse | null>('--------s|', { s: r(3) });
+      expectObservable(cold<Routed>('-S#', { S: slow }).pipe(replyEach(grace, () => undefined))).toBe('--|');
+      expectSubscriptions(slow.subscriptions).toBe('-^!');
+    });
+  });
+
+  test('the last call answering ends the grace early', () => {
+    const ts = newTestScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const call = cold<JsonRpcResponse | null>('---c|', { c: r(4) });
+      const grace = { ms: 50, scheduler: ts, starting: () => undefined };
+      expectObservable(cold<Routed>('-C|', { C: call }).pipe(replyEach(grace, () => undefined))).toBe('----c|', { c: r(4) });
+    });
+  });
+});
