@@ -99,12 +99,25 @@ export interface EventualObserver<T> {
   failure(error: unknown): void;
 }
 
+/** A reading under way: what cancels it, and how many values the source it reads has emitted so far. */
+export interface Reading {
+  cancel(): void;
+  /**
+   * Values the Observable being read emitted (progress updates included):
+   * a reading cancelled at its deadline after some had come was an
+   * Observable that emitted but never completed, which the timeout names.
+   */
+  readonly seen: number;
+}
+
 /**
  * Reads one Eventual for one observer. An object with methods rather than
  * closures: one exists per asynchronous call in flight, and a thousand may be.
  * It is its own RxJS observer (next/error/complete) for the current source.
  */
-class LaterReader<T> {
+class LaterReader<T> implements Reading {
+  /** A field of the reader every waiting call has already: counting costs no object. */
+  seen = 0;
   private cancelled = false;
   private current: Later<T> | undefined;
   private last: unknown;
@@ -117,6 +130,7 @@ class LaterReader<T> {
     const mine = ++this.step;
     this.current = later;
     this.last = undefined;
+    this.seen = 0;
     const source = later.source;
     if (isReplyStream(source)) {
       const subscription = openSource(source, this);
@@ -135,6 +149,7 @@ class LaterReader<T> {
   }
 
   next(value: unknown): void {
+    this.seen += 1;
     const filter = this.current?.onValue ?? null;
     if (filter === null || filter(value)) this.last = value;
   }
@@ -167,10 +182,10 @@ class LaterReader<T> {
   }
 }
 
-const SETTLED = { cancel(): void {} };
+const SETTLED: Reading = { cancel(): void {}, seen: 0 };
 
 /** Returns what cancels the reading; for an answer already here, `answer` is called now. */
-export function settleEventual<T>(value: Eventual<T>, observer: EventualObserver<T>): { cancel(): void } {
+export function settleEventual<T>(value: Eventual<T>, observer: EventualObserver<T>): Reading {
   if (!(value instanceof Later)) {
     observer.answer(value);
     return SETTLED;

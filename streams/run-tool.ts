@@ -7,7 +7,6 @@
  * the client). A synchronous handler with synchronous checks has its result
  * now; a check or a handler that answers later makes it Later (eventual.ts).
  */
-import { isObservable } from 'rxjs';
 import type { CallContext } from '../lib/context.js';
 import { errorToolResult } from '../lib/errors.js';
 import type { CallReply, CallStage } from '../lib/middleware/types.js';
@@ -25,7 +24,6 @@ import { failedToolResult, reportFailure, workerOptions } from './worker-scope.j
 import type { RequestScope, ServerCore } from './state/server-core.js';
 import type { ReplyStream } from './direct-source.js';
 import { worker } from './worker.js';
-import { watchObservableAnswer } from './unfinished-observable.js';
 import type { HeldAdmission } from './held-admission.js';
 
 /** A ProgressUpdate an Observable handler emits goes out as progress, and is never the result. */
@@ -120,9 +118,8 @@ function runChecked(
   } catch (error) {
     return toolErrorResult(error);
   }
-  // An Observable that emits and never completes times out: counted, so the timeout can say so.
-  const onValue = isObservable(answer) ? watchObservableAnswer(core.options.logger, tool.name, ctx, progressFilter(ctx)) : progressFilter(ctx);
-  return new HandlerAnswer(answer, core, tool, checkOutput, onValue);
+  // An Observable that emits and never completes times out: its worker counts what it emitted, so the timeout can say so.
+  return new HandlerAnswer(answer, core, tool, checkOutput, progressFilter(ctx));
 }
 
 /** A HandlerAnswer's last value as the result (called as its method, see Later). */

@@ -43,6 +43,21 @@ export function failedToolResult(core: ServerCore, outcome: WorkerOutcome<unknow
 /** What the crash log line adds when the client was not sent the message: where a newcomer looks next. */
 const UNSENT_CRASH = ` (the client was sent "Error: callback_crashed" only: throw a ToolError to send it a message, or set exposeErrors)`;
 
+/**
+ * A handler's Observable answers with its LAST value, when it COMPLETES. One
+ * that emits and never completes (a BehaviorSubject, `interval`, a Subject
+ * kept open) waits for `callbackTimeoutMs` (five minutes by default), and the
+ * timeout alone does not say why: the worker counted what it emitted
+ * (eventual.ts, Reading.seen), and this says so, and how to end it.
+ */
+function warnUnfinished(logger: ServerCore['options']['logger'], tool: string, values: number): void {
+  logger.warn(
+    { tool, values, reason: 'callback_timeout' },
+    `tool ${tool} timed out because its Observable emitted ${values} value${values === 1 ? '' : 's'} but never completed: ` +
+      'a tool answers with the last value once its Observable completes; end it (take(1), first(), takeUntil(...)) or return a Promise',
+  );
+}
+
 export function reportFailure(core: ServerCore, scope: RequestScope, outcome: WorkerOutcome<unknown>): void {
   if (outcome.ok) return;
   const name = callTarget(scope.method, scope.params);
@@ -53,7 +68,10 @@ export function reportFailure(core: ServerCore, scope: RequestScope, outcome: Wo
     const unsent = scope.method === 'tools/call' && core.options.exposeErrors !== 'message' ? UNSENT_CRASH : '';
     logger.error(log, `MCP callback crashed: ${where}${unsent}`);
   }
-  else if (outcome.reason === 'callback_timeout') logger.warn(log, `MCP callback timed out: ${where}`);
+  else if (outcome.reason === 'callback_timeout') {
+    logger.warn(log, `MCP callback timed out: ${where}`);
+    if (outcome.unfinished !== undefined && scope.method === 'tools/call') warnUnfinished(logger, name ?? '', outcome.unfinished);
+  }
   else {
     if (outcome.scope !== undefined) log.scope = outcome.scope;
     logger.debug(log, `MCP callback refused, server busy: ${where}`);

@@ -29,7 +29,7 @@ import type { Admission } from './state/admission.js';
 import type { DeadlineEntry, DeadlineQueue } from '../lib/deadline-queue.js';
 import { HeldAdmission, type AdmissionKeeper } from './held-admission.js';
 import { DirectSource, isReplyStream, openSource, type DirectObserver, type ReplyStream } from './direct-source.js';
-import { isLater, settleEventual, type Eventual } from './eventual.js';
+import { isLater, settleEventual, type Eventual, type Reading } from './eventual.js';
 import { LazyAbort } from './lazy-abort.js';
 
 export type WorkerOutcome<T> =
@@ -40,6 +40,8 @@ export type WorkerOutcome<T> =
       readonly error?: unknown;
       /** Set when a PermitPool refused (`server_busy`): which of its caps. */
       readonly scope?: PermitScope;
+      /** Set on a `callback_timeout` whose answer was an Observable: the values it emitted without completing. */
+      readonly unfinished?: number;
     };
 
 export interface WorkerOptions {
@@ -76,7 +78,7 @@ class WorkerRun<T, R> implements AdmissionKeeper {
   /** This run still holds its admission: not yet given back, nor kept by its reply. */
   private holding = true;
   private onward: Unsubscribable | undefined;
-  protected reading: { cancel(): void } | undefined;
+  protected reading: Reading | undefined;
   protected deadline: DeadlineEntry | undefined;
   readonly abort = new LazyAbort();
 
@@ -97,9 +99,10 @@ class WorkerRun<T, R> implements AdmissionKeeper {
     else this.settle({ ok: true, value: answer });
   }
 
-  /** The callback timeout (the DeadlineQueue's target). */
+  /** The callback timeout (the DeadlineQueue's target); an Observable answer that emitted but never completed is named. */
   expire(): void {
-    this.settle(TIMED_OUT);
+    const seen = this.reading?.seen ?? 0;
+    this.settle(seen === 0 ? TIMED_OUT : { ok: false, reason: 'callback_timeout', unfinished: seen });
   }
 
   /** The answer arrived (settleEventual's observer). */
