@@ -223,7 +223,7 @@ export class McpServer {
 
   /**
    * The reactive entry point, and the whole contract a transport plugs into
-   * (README "Plugging a transport"; examples/transports/tcp-lines.ts is one
+   * (docs/transports.md, "Plugging a transport"; examples/transports/tcp-lines.ts is one
    * written outside the library): one connection's inbound messages in, its
    * outbound messages (replies, its pushes, broadcasts) out.
    *
