@@ -24,6 +24,7 @@
 import { DENY_DETAIL } from './deny-details.js';
 import { addToIndex, removeFromIndex } from './set-index.js';
 
+/** The three parking caps an approval ledger counts against: per holder (`maxParkedElicitations`), per peer and in total. */
 export interface ApprovalCaps {
   readonly maxPerHolder: number;
   /** At least maxPerHolder, so a holder that is its own peer is bounded by its holder cap. */

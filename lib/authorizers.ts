@@ -7,8 +7,10 @@ import type { AuthorizationContext } from './context.js';
 import { DENY_DETAIL } from './deny-details.js';
 import { ConfigError } from './errors.js';
 
+/** An authorizer's answer: allow, ask the user (`{ ask: question }`), or deny (`{ deny: reason }`). */
 export type Decision = 'allow' | { readonly ask: string } | { readonly deny: string };
 
+/** Decides a call: the tool authorizer gets the tool's name and arguments, the read authorizer the method and its target. May answer with a Promise; a throw or any other answer denies. */
 export type Authorizer = (
   name: string,
   args: Record<string, unknown>,
@@ -34,10 +36,12 @@ export function readDecision(value: unknown): Verdict {
   return { kind: 'deny', detail: DENY_DETAIL.authorizerContractViolation };
 }
 
+/** An authorizer that allows everything. */
 export function allowAll(): Authorizer {
   return () => 'allow';
 }
 
+/** An authorizer that denies everything, with `reason` as the deny detail. */
 export function denyAll(reason = 'denied'): Authorizer {
   return () => ({ deny: reason });
 }
@@ -51,6 +55,7 @@ export function denyAll(reason = 'denied'): Authorizer {
  */
 export type AskPrompt = string | ((args: Record<string, unknown>, ctx: AuthorizationContext) => string);
 
+/** Options of `allowlist`: the tools to ask about first (`ask`, a question or a function of the arguments) and the deny reason for the rest. */
 export interface AllowlistOptions {
   /** Names that need the user's approval first, with the question to ask (text, or built from the arguments). */
   readonly ask?: Readonly<Record<string, AskPrompt>> | undefined;

@@ -12,8 +12,10 @@
 import { ConfigError } from './errors.js';
 import { isPlainObject } from './protocol/jsonrpc.js';
 
+/** Whether a modern result may be cached for everyone or only for this caller. */
 export type CacheScope = 'public' | 'private';
 
+/** The modern methods whose results carry cache hints. */
 export const CACHEABLE_METHODS = [
   'server/discover',
   'tools/list',
@@ -23,14 +25,17 @@ export const CACHEABLE_METHODS = [
   'resources/read',
 ] as const;
 
+/** One of `CACHEABLE_METHODS`. */
 export type CacheableMethod = (typeof CACHEABLE_METHODS)[number];
 
+/** The `ttlMs` and `cacheScope` of a cacheable modern result. */
 export interface CacheHint {
   /** Milliseconds the result may be treated as fresh; a non-negative integer. */
   readonly ttlMs: number;
   readonly cacheScope: CacheScope;
 }
 
+/** The `cacheHints` server option: a default hint and, under `methods`, one per method. */
 export interface CacheHintsOption {
   /** For every cacheable method; default 0. */
   readonly ttlMs?: number | undefined;

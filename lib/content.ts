@@ -4,6 +4,7 @@
  */
 import type { ResourceContents } from './resource-def.js';
 
+/** Optional annotations of a content item (audience, priority, last modified). */
 export interface Annotations {
   audience?: Array<'user' | 'assistant'> | undefined;
   priority?: number | undefined;
@@ -18,6 +19,7 @@ function base64(data: string | Uint8Array): string {
   return typeof data === 'string' ? data : Buffer.from(data).toString('base64');
 }
 
+/** A text content item. */
 export function text(value: string, annotations?: Annotations) {
   return withAnnotations({ type: 'text' as const, text: value }, annotations);
 }
@@ -32,10 +34,12 @@ export function audio(data: string | Uint8Array, mimeType: string, annotations?:
   return withAnnotations({ type: 'audio' as const, data: base64(data), mimeType }, annotations);
 }
 
+/** An embedded resource content item. */
 export function embeddedResource(resource: ResourceContents, annotations?: Annotations) {
   return withAnnotations({ type: 'resource' as const, resource }, annotations);
 }
 
+/** The fields of a `resource_link` content item. */
 export interface ResourceLinkFields {
   uri: string;
   name: string;
@@ -45,6 +49,7 @@ export interface ResourceLinkFields {
   size?: number | undefined;
 }
 
+/** A `resource_link` content item. */
 export function resourceLink(fields: ResourceLinkFields, annotations?: Annotations) {
   return withAnnotations({ type: 'resource_link' as const, ...fields }, annotations);
 }

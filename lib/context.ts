@@ -13,6 +13,7 @@ import type { Era, ModernRequest } from './protocol/modern.js';
 /** Identifies one client connection. `'default'` is stdio's and direct callers'. */
 export type ConnId = string;
 
+/** The connection id of a direct caller that names none. */
 export const DEFAULT_CONN_ID: ConnId = 'default';
 
 /** The transport a connection came through, as declared by its adapter. */
@@ -122,10 +123,12 @@ export type InputResponse<R extends InputRequest = InputRequest> = R['method'] e
 /** Every answer of a named batch, under the key it was asked with. */
 export type InputResponses<T extends Readonly<Record<string, InputRequest>>> = { -readonly [K in keyof T]: InputResponse<T[K]> };
 
+/** What `ctx.elicit` asks: a form (a message and a restricted JSON Schema) or, with the client's `elicitation.url`, a URL to open. */
 export type ElicitParams =
   | { mode?: 'form'; message: string; requestedSchema: Record<string, unknown> }
   | { mode: 'url'; message: string; url: string; elicitationId: string };
 
+/** The user's answer to an elicitation. */
 export interface ElicitResult {
   action: 'accept' | 'decline' | 'cancel';
   content?: Record<string, unknown>;

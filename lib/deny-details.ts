@@ -1,7 +1,7 @@
 /**
  * The `detail` of every deny the server decides itself (a tool authorizer's
  * own `{ deny: reason }` is passed through as is). One place, so a test, the
- * README and the code cannot drift apart, and each says what happened in
+ * docs and the code cannot drift apart, and each says what happened in
  * words a person reading the deny understands.
  *
  * The snake_case ones are the contract's machine-readable reasons; the

@@ -1,6 +1,6 @@
 /**
  * "Did you mean" for a mistyped option name: `elicitationTimeout` is one edit
- * pass from `elicitationTimeoutMs`, and saying so saves a trip to the README.
+ * pass from `elicitationTimeoutMs`, and saying so saves a trip to the docs.
  * The nearest known name by edit distance (Levenshtein), offered only when it
  * is near enough to be the likely intent.
  */

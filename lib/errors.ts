@@ -4,10 +4,15 @@
  */
 import { errorResponse, type JsonRpcErrorObject, type JsonRpcErrorResponse, type JsonRpcId } from './protocol/jsonrpc.js';
 
+/** JSON-RPC's parse error code. */
 export const PARSE_ERROR = -32700;
+/** JSON-RPC's invalid request code. */
 export const INVALID_REQUEST = -32600;
+/** JSON-RPC's method not found code. */
 export const METHOD_NOT_FOUND = -32601;
+/** JSON-RPC's invalid params code. */
 export const INVALID_PARAMS = -32602;
+/** JSON-RPC's internal error code. */
 export const INTERNAL_ERROR = -32603;
 /** Read-surface authorization deny (the contract's own code), on the legacy wire. */
 export const AUTHORIZATION_REQUIRED = -32090;
@@ -43,22 +48,27 @@ function errorObject(code: number, message: string, data?: unknown): JsonRpcErro
   return data === undefined ? { code, message } : { code, message, data };
 }
 
+/** The `-32700` parse error reply (id `null`), for a frame that is not JSON: a transport's to send. */
 export function parseError(detail?: string): JsonRpcErrorResponse {
   return errorResponse(null, errorObject(PARSE_ERROR, detail ? `Parse error: ${detail}` : 'Parse error'));
 }
 
+/** The `-32600` invalid request reply. */
 export function invalidRequest(id: JsonRpcId, detail?: string): JsonRpcErrorResponse {
   return errorResponse(id, errorObject(INVALID_REQUEST, detail ?? 'Invalid Request'));
 }
 
+/** The `-32601` method not found reply. */
 export function methodNotFound(id: JsonRpcId, method: string): JsonRpcErrorResponse {
   return errorResponse(id, errorObject(METHOD_NOT_FOUND, `Unknown method: ${method}`));
 }
 
+/** The `-32601` reply for an unknown tool (legacy era). */
 export function toolNotFound(id: JsonRpcId, tool: string): JsonRpcErrorResponse {
   return errorResponse(id, errorObject(METHOD_NOT_FOUND, `Tool not found: ${tool}`));
 }
 
+/** The `-32602` invalid params reply. */
 export function invalidParams(id: JsonRpcId, message: string, data?: unknown): JsonRpcErrorResponse {
   return errorResponse(id, errorObject(INVALID_PARAMS, message, data));
 }
@@ -85,6 +95,7 @@ export function listenRefused(id: JsonRpcId, message: string, data: Record<strin
   return errorResponse(id, errorObject(INTERNAL_ERROR, message, data));
 }
 
+/** The read authorizer's deny: `-32090` with `authorization_required: <method>` and the detail. */
 export function readDenied(id: JsonRpcId, method: string, detail: string): JsonRpcErrorResponse {
   return errorResponse(
     id,
@@ -140,11 +151,13 @@ export function transportRefusal(message: string): JsonRpcErrorResponse {
   return errorResponse(null, errorObject(TRANSPORT_ERROR, message));
 }
 
+/** A text content item of an error result. */
 export interface TextContent {
   type: 'text';
   text: string;
 }
 
+/** A tool result with `isError: true`. */
 export interface ErrorToolResult {
   content: [TextContent];
   isError: true;

@@ -70,6 +70,7 @@ export type ApprovalEvent =
   /** A retry's requestState failed a check; the client saw only the fixed -32602 (or the timed-out deny for `expired`). */
   | { readonly type: 'request_state_rejected'; readonly method: string; readonly name: string; readonly reason: string };
 
+/** Everything `server.events$` emits: `call_completed`, `callback_failed`, approval events, and the other events the server reports. */
 export type ServerEvent =
   | {
       readonly type: 'client_capabilities_evicted';

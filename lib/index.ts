@@ -1,3 +1,12 @@
+/**
+ * `rxmcp`: a Model Context Protocol server library whose core is an RxJS
+ * pipeline. The server (`createServer`, `McpServer`), the `Registry` and its
+ * definitions, authorizers, content helpers, errors, authentication,
+ * middleware, and the ports a cluster shares with their in-memory defaults.
+ * The guides are in docs/ of the repository.
+ *
+ * @module rxmcp
+ */
 export { createServer, McpServer, RequestRef } from '../streams/mcp-server.js';
 export type { ConnectionInfo, ConnectOptions, HandleMessageOptions, ParkedApproval, PendingRequest, RequestOptions, ServerStats } from '../streams/mcp-server.js';
 export { Registry } from './registry.js';
@@ -6,6 +15,7 @@ export { allowAll, allowlist, denyAll } from './authorizers.js';
 export type { AllowlistOptions, AskPrompt, Authorizer, Decision } from './authorizers.js';
 export { ConfigError, CallerGoneError, ToolError, ClientCapabilityError, ClientRequestError, InputNeededError, ResourceNotFoundError } from './errors.js';
 export type { InputNeed } from './errors.js';
+/** JSON-RPC error codes and the error replies built from them: `errors.parseError(detail)` is the one a transport sends for a frame that is not JSON. */
 export * as errors from './errors.js';
 export type { ServerOptions, AuthorizerSource } from './options.js';
 export type { ExposeErrors } from './crash-exposure.js';

@@ -9,6 +9,7 @@ import { positiveIntegerOption } from './option-checks.js';
 import { InMemoryEventBus, isServerEventBus, type ServerEventBus } from './ports/event-bus.js';
 import type { Logger } from './logger.js';
 
+/** The server options of `subscriptions/listen` (the event bus and the listen bounds). */
 export interface ListenOptions {
   /** Where server changes are published and listen streams hear them; default an InMemoryEventBus. */
   eventBus?: ServerEventBus | undefined;

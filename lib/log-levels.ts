@@ -1,6 +1,7 @@
 /** RFC 5424 severities as MCP names them, least severe first. */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 
+/** An MCP log level, from `debug` to `emergency`. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function isLogLevel(value: unknown): value is LogLevel {

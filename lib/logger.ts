@@ -7,10 +7,15 @@
  */
 import { pino } from 'pino';
 
+/** What rxmcp logs through: pino's `debug`, `info`, `warn` and `error` (a pino logger is one). What it throws is swallowed. */
 export interface Logger {
+  /** Logs at debug: fields, then a message (pino's order). */
   debug(obj: unknown, msg?: string): void;
+  /** Logs at info. */
   info(obj: unknown, msg?: string): void;
+  /** Logs at warn. */
   warn(obj: unknown, msg?: string): void;
+  /** Logs at error. */
   error(obj: unknown, msg?: string): void;
 }
 

@@ -22,9 +22,12 @@ import { PACKAGE_VERSION } from './version.js';
 import { isPermitPool, type PermitPool } from './ports/permits.js';
 import { unknownOptionMessage } from './did-you-mean.js';
 
+/** `'configured'` when a person chose the authorizer (only then is `authorizationConfigured()` true), `'default'` for a framework's fallback. */
 export type AuthorizerSource = 'configured' | 'default';
 
+/** The options of `createServer`. All are optional, `undefined` is the default, and a bad value makes `createServer` throw a `ConfigError` naming it (docs/options.md has the table). */
 export interface ServerOptions extends ListenOptions {
+  /** Tools, resources, resource templates and prompts to serve; default a new empty Registry. */
   registry?: Registry | undefined;
   /** serverInfo.name; default `"rxmcp"`. */
   name?: string | undefined;
@@ -38,7 +41,9 @@ export interface ServerOptions extends ListenOptions {
   maxInFlightPerConnection?: number | undefined;
   /** One peer's share of maxInFlight (see ConnectOptions.peer); default max(floor(maxInFlight / 3), 1). */
   maxInFlightPerPeer?: number | undefined;
+  /** Lifetime of one callback worker; past it the handler's signal aborts and the call answers `callback_timeout`. Default 300000. */
   callbackTimeoutMs?: number | undefined;
+  /** How long a parked call, or a handler's `ctx.elicit`, waits for the user's answer. Default 60000. */
   elicitationTimeoutMs?: number | undefined;
   /** How long a handler's sampling/createMessage or roots/list may wait for the client. */
   clientRequestTimeoutMs?: number | undefined;
@@ -46,10 +51,13 @@ export interface ServerOptions extends ListenOptions {
   pageSize?: number | undefined;
   /** How often `server.stats$` samples `stats()` on the scheduler (it emits only what changed); default 1000. */
   statsIntervalMs?: number | undefined;
+  /** Calls one connection may have parked for an approval at once; default 32, at most maxParkedElicitationsTotal. */
   maxParkedElicitations?: number | undefined;
   /** Calls one peer may have parked at once; default max(maxParkedElicitations, floor(maxParkedElicitationsTotal / 2)). */
   maxParkedElicitationsPerPeer?: number | undefined;
+  /** Parked calls across the server (fair eviction per peer past it); default 256. */
   maxParkedElicitationsTotal?: number | undefined;
+  /** Connections whose initialize capabilities are remembered (a fixed-size projection each); default 1024. */
   maxClientCapabilities?: number | undefined;
   /** Estimated heap bytes a parked tools/call may hold (arguments, _meta, id); a bigger one is denied, not parked. */
   maxParkedCallBytes?: number | undefined;
@@ -59,13 +67,19 @@ export interface ServerOptions extends ListenOptions {
   maxSubscriptionsTotal?: number | undefined;
   /** Longest URI (in characters) resources/subscribe accepts. */
   maxSubscriptionUriLength?: number | undefined;
+  /** The tool authorizer, asked for every tools/call and every tool on tools/list; default null (allow every tool except sensitive ones, which are denied). */
   authorizer?: Authorizer | null | undefined;
+  /** The read authorizer: tools/list, resources/*, prompts/*, completion/complete and logging/setLevel; default null (allow all). */
   readAuthorizer?: Authorizer | null | undefined;
+  /** `'configured'` when a person chose the authorizer: only then is authorizationConfigured() true (the network boot guard asks it). Default `'default'`. */
   authorizerSource?: AuthorizerSource | undefined;
+  /** A string it returns answers a call to an unknown tool with an isError result instead of the error; default null. */
   unknownToolReply?: ((name: string) => string | null | undefined) | null;
   /** The transport declared for direct callers (handleMessage/request without a transport). */
   transport?: TransportKind | undefined;
+  /** The one clock every timer runs on (timeouts, expiries, sampling); a TestScheduler or the test kit's TestClock in tests. Default RxJS's asyncScheduler. */
   scheduler?: SchedulerLike | undefined;
+  /** Where the server logs; default pino on stderr at `warn` (or RXMCP_LOG_LEVEL). What it throws is swallowed. */
   logger?: Logger | undefined;
   /** Stages every admitted call passes through, first outermost; see lib/middleware/types.ts. */
   middleware?: readonly Middleware[] | undefined;

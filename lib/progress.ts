@@ -12,6 +12,7 @@ export class ProgressUpdate {
   ) {}
 }
 
+/** A progress value an Observable handler emits before its result: sent as `notifications/progress`, never taken as the result. */
 export function progressUpdate(progress: number, total?: number, message?: string): ProgressUpdate {
   return new ProgressUpdate(progress, total, message);
 }

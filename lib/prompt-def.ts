@@ -4,6 +4,7 @@ import type { CallContext } from './context.js';
 import type { Completer } from './resource-def.js';
 import type { Icon } from './tool-def.js';
 
+/** An argument a prompt declares; a `required` one is a `string` in `get`. */
 export interface PromptArgument {
   readonly name: string;
   readonly title?: string | undefined;
@@ -11,6 +12,7 @@ export interface PromptArgument {
   readonly required?: boolean | undefined;
 }
 
+/** One message of a prompt. */
 export interface PromptMessage {
   role: 'user' | 'assistant';
   content: Record<string, unknown>;
@@ -19,6 +21,7 @@ export interface PromptMessage {
 /** A string (one user text message), an array of messages, or `{ messages, description? }`. */
 export type PromptOutcome = unknown;
 
+/** A prompt as registered: its name, arguments and `get`, which answers a string, messages or `{ messages, description }`. */
 export interface PromptDef {
   name: string;
   title?: string | undefined;
@@ -28,6 +31,7 @@ export interface PromptDef {
   _meta?: Record<string, unknown> | undefined;
   /** OAuth scopes a caller's principal must hold to see and get it (see ToolDef.requiredScopes). Not listed. */
   requiredScopes?: readonly string[] | undefined;
+  /** Answers prompts/get: a string (one user message), messages, or `{ messages, description }`. */
   get: (args: Record<string, string>, ctx: CallContext) => CallbackReturn<PromptOutcome>;
   /** Completers for arguments, by argument name. */
   complete?: Record<string, Completer> | undefined;
@@ -51,6 +55,7 @@ export type PromptArgs<A extends readonly PromptArgument[]> = string extends A[n
 /** A PromptDef whose `get` sees its declared arguments by name (registerPrompt infers `A` from `arguments`). */
 export interface TypedPromptDef<A extends readonly PromptArgument[]> extends Omit<PromptDef, 'arguments' | 'get' | 'complete'> {
   arguments?: A | undefined;
+  /** Answers prompts/get, with a required argument typed as a string. */
   get: (args: PromptArgs<A>, ctx: CallContext) => CallbackReturn<PromptOutcome>;
   /** Completers for arguments, by argument name. */
   complete?: Partial<Record<A[number]['name'], Completer>> | undefined;

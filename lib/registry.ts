@@ -37,8 +37,10 @@ import { compileUriTemplate, type TemplateMatcher } from './uri-template.js';
 
 export type { AnyResourceDef } from './resource-table.js';
 
+/** What kind of list a registry change touched. */
 export type RegistryChange = 'tools' | 'resources' | 'prompts';
 
+/** Options of `new Registry`: its `logger` and a `toJsonSchema` converter for Standard Schemas that cannot convert themselves. */
 export interface RegistryOptions {
   /** Where tool-name warnings and refused bindings go; default the logger of the first server given this registry. */
   logger?: Logger | undefined;
@@ -49,15 +51,18 @@ export interface RegistryOptions {
   toJsonSchema?: JsonSchemaConverter | undefined;
 }
 
+/** Options of `registerResource`, `registerResourceTemplate` and `registerPrompt`: `replace` an existing one on purpose. */
 export interface RegisterOptions {
   /** Replace what is registered under the same name instead of refusing; default false. */
   readonly replace?: boolean | undefined;
 }
 
+/** Options of `registerTool` and `registerTools`: `replace`, and `derived` for a tool that comes and goes with a session. */
 export interface RegisterToolOptions extends RegisterOptions {
   readonly derived?: boolean | undefined;
 }
 
+/** Options of `bindTools`: `derived` marks the bound tools as a session's. */
 export interface BindToolsOptions {
   /** The bound tools come and go with a session's view: left out of the boot check, like `registerTool(def, { derived: true })`. Default false. */
   readonly derived?: boolean;
@@ -86,6 +91,7 @@ function registryOptions(options: RegistryOptions): { logger: Logger | null; toJ
   return { logger: options.logger ?? null, toJsonSchema: options.toJsonSchema ?? null };
 }
 
+/** Tools, resources, resource templates and prompts, registered by calls or bound to Observables of whole sets; registering or unregistering while a server runs sends the matching `list_changed`. */
 export class Registry {
   private readonly changeSubject = new Subject<RegistryChange>();
   private readonly updateSubject = new Subject<string>();
@@ -177,6 +183,7 @@ export class Registry {
     return this.toolTable.unregister(name);
   }
 
+  /** The tool registered under `name`, if any. */
   tool(name: string): ToolDef | undefined {
     return this.toolTable.get(name)?.def;
   }
@@ -186,6 +193,7 @@ export class Registry {
     return this.toolTable.get(name)?.schemas;
   }
 
+  /** Every registered tool, in registration order. */
   tools(): ToolDef[] {
     return this.toolTable.entries().map((entry) => entry.def);
   }
@@ -229,10 +237,12 @@ export class Registry {
     return this.resourceTable.get(uri)?.def;
   }
 
+  /** Every registered resource, in registration order. */
   resources(): ResourceDef[] {
     return this.resourceTable.entries().map((entry) => entry.def);
   }
 
+  /** Registers a resource template (an RFC 6570 URI template); a second one under the same template throws a `ConfigError` unless `replace: true`. */
   registerResourceTemplate(def: ResourceTemplateDef, options: RegisterOptions = {}): this {
     requireName('a resource template', def?.uriTemplate, 'uriTemplate');
     requireName(`resource template ${def.uriTemplate}`, def.name);
@@ -246,16 +256,19 @@ export class Registry {
     return this;
   }
 
+  /** Removes the template registered under `uriTemplate`; says whether there was one. */
   unregisterResourceTemplate(uriTemplate: string): boolean {
     const removed = this.templateEntries.delete(uriTemplate);
     if (removed) this.changeSubject.next('resources');
     return removed;
   }
 
+  /** The template registered under `uriTemplate`, if any. */
   resourceTemplate(uriTemplate: string): ResourceTemplateDef | undefined {
     return this.templateEntries.get(uriTemplate)?.def;
   }
 
+  /** Every registered resource template, in registration order. */
   resourceTemplates(): ResourceTemplateDef[] {
     return [...this.templateEntries.values()].map((entry) => entry.def);
   }
@@ -286,10 +299,12 @@ export class Registry {
     return this.promptTable.unregister(name);
   }
 
+  /** The prompt registered under `name`, if any. */
   prompt(name: string): PromptDef | undefined {
     return this.promptTable.get(name);
   }
 
+  /** Every registered prompt, in registration order. */
   prompts(): PromptDef[] {
     return this.promptTable.entries();
   }

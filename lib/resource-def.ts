@@ -7,6 +7,7 @@ import type { CallbackReturn } from './callback.js';
 import type { CallContext } from './context.js';
 import type { Icon } from './tool-def.js';
 
+/** A resource's contents as read: text or a base64 blob, with its URI and MIME type. */
 export interface ResourceContents {
   uri: string;
   mimeType?: string | undefined;
@@ -31,8 +32,10 @@ export interface ResourceDescription {
   requiredScopes?: readonly string[] | undefined;
 }
 
+/** A resource as registered: its URI and name, and `read` (or `content$`, an Observable of its content). */
 export interface ResourceDef extends ResourceDescription {
   uri: string;
+  /** Answers a read: a string, bytes, contents objects, or `{ contents }` (a value, a Promise or an Observable). */
   read: (uri: string, ctx: CallContext) => CallbackReturn<ResourceReadOutcome>;
 }
 
@@ -47,15 +50,19 @@ export interface ObservableResourceDef extends ResourceDescription {
   content$: Observable<ResourceReadOutcome>;
 }
 
+/** Suggests completions of an argument from what the client typed so far. */
 export type Completer = (value: string, ctx: CompletionContext) => CallbackReturn<readonly string[]>;
 
+/** A completer's context: the call context, plus `arguments`, the values the client already chose. */
 export interface CompletionContext extends CallContext {
   /** Values the client already chose for other arguments (`context.arguments`). */
   readonly arguments: Record<string, string>;
 }
 
+/** A resource template as registered: an RFC 6570 URI template, `read` with the matched variables, and completers. */
 export interface ResourceTemplateDef extends ResourceDescription {
   uriTemplate: string;
+  /** Answers a read of a URI the template matched, with the variables it matched. */
   read: (uri: string, variables: Record<string, string>, ctx: CallContext) => CallbackReturn<ResourceReadOutcome>;
   /** Completers for template variables, by variable name. */
   complete?: Record<string, Completer> | undefined;

@@ -11,12 +11,14 @@
 import { asyncScheduler, timer, type SchedulerLike } from 'rxjs';
 import { untilAborted } from './until-aborted.js';
 
+/** Options of `sleep`: the scheduler to wait on and a signal that cancels the wait. */
 export interface SleepOptions {
   /** Default asyncScheduler (real time). */
   readonly scheduler?: SchedulerLike | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
+/** Waits `ms` on a scheduler (the server's: `server.scheduler`), rejecting with the signal's reason when it aborts. In a handler, `ctx.sleep(ms)` is the same. */
 export function sleep(ms: number, options: SleepOptions = {}): Promise<void> {
   const wait = timer(ms, options.scheduler ?? asyncScheduler);
   const done = options.signal === undefined ? new Promise<number>((resolve, reject) => wait.subscribe({ next: resolve, error: reject })) : untilAborted(wait, options.signal);

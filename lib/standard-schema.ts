@@ -13,16 +13,22 @@ export interface StandardIssue {
   readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
 }
 
+/** A Standard Schema validation result: the value, or the issues. */
 export type StandardResult<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<StandardIssue> };
 
+/** A Standard Schema's own JSON Schema conversion (`~standard.jsonSchema`). */
 export interface StandardJsonSchemaConverter {
+  /** The JSON Schema of what the validator accepts. */
   readonly input: (options: { readonly target: string }) => Record<string, unknown>;
+  /** The JSON Schema of what the validator produces. */
   readonly output: (options: { readonly target: string }) => Record<string, unknown>;
 }
 
+/** The `~standard` properties of a Standard Schema validator. */
 export interface StandardSchemaProps<Input = unknown, Output = Input> {
   readonly version: 1;
   readonly vendor: string;
+  /** Validates a value: the (possibly transformed) value, or the issues. */
   readonly validate: (value: unknown, options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined) => StandardResult<Output> | Promise<StandardResult<Output>>;
   readonly types?: { readonly input: Input; readonly output: Output } | undefined;
   readonly jsonSchema?: StandardJsonSchemaConverter;

@@ -9,6 +9,7 @@ import type { CallbackReturn } from './callback.js';
 import type { CallContext } from './context.js';
 import type { ToolArgs, ToolResultOf, ToolReturn, ToolSchema } from './tool-types.js';
 
+/** MCP tool annotations (hints to the client); `destructiveHint: true` makes a tool sensitive. */
 export interface ToolAnnotations {
   title?: string | undefined;
   readOnlyHint?: boolean | undefined;
@@ -18,6 +19,7 @@ export interface ToolAnnotations {
   [key: string]: unknown;
 }
 
+/** An icon of a tool, resource or prompt. */
 export interface Icon {
   src: string;
   mimeType?: string | undefined;
@@ -28,6 +30,7 @@ export interface Icon {
 /** What a handler may return; see `toCallToolResult` for how each is read. */
 export type ToolOutcome = unknown;
 
+/** An untyped tool handler: arguments and the call context in, a value, Promise or Observable out. */
 export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => CallbackReturn<ToolOutcome>;
 
 interface ToolFields {
@@ -47,6 +50,7 @@ interface ToolFields {
   _meta?: Record<string, unknown> | undefined;
 }
 
+/** A tool as registered: its name, schemas, annotations and handler. With a Standard Schema or a JSON Schema literal, `TypedToolDef` types the handler. */
 export interface ToolDef extends ToolFields {
   /**
    * A raw JSON Schema (passed through to tools/list untouched) or a Standard
@@ -56,6 +60,7 @@ export interface ToolDef extends ToolFields {
   inputSchema?: ToolSchema;
   outputSchema?: ToolSchema;
   // A method, so a typed definition (narrower arguments) still is a ToolDef.
+  /** Runs the tool: its arguments (validated against inputSchema) and the call context in; a value, a Promise or an Observable (its last value) out. */
   handler(args: Record<string, unknown>, ctx: CallContext): CallbackReturn<ToolOutcome>;
 }
 
@@ -67,6 +72,7 @@ export interface TypedToolDef<
 > extends ToolFields {
   inputSchema?: I;
   outputSchema?: O;
+  /** Runs the tool: the arguments typed from inputSchema, the result checked against outputSchema by the compiler. */
   handler: (args: ToolArgs<I>, ctx: CallContext) => ToolReturn<R>;
 }
 
@@ -82,6 +88,7 @@ export function defineTool<
   return def as ToolDef;
 }
 
+/** Whether a tool is sensitive (annotated `destructiveHint: true` or `sensitive: true`): never served without a tool authorizer. */
 export function isSensitiveTool(def: ToolDef): boolean {
   return def.sensitive === true || def.annotations?.destructiveHint === true || def.annotations?.sensitive === true;
 }

@@ -12,6 +12,7 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** Names remembered as already warned about, and warnings waiting for a logger, at most. */
 const MAX_REMEMBERED = 1024;
 
+/** Whether a tool name follows the spec's rule (1 to 128 of `A-Z a-z 0-9 _ - .`); others register with a warning. */
 export function isSpecToolName(name: string): boolean {
   return TOOL_NAME.test(name);
 }

@@ -6,6 +6,7 @@
  */
 import type { Observable } from 'rxjs';
 
+/** The first value of an Observable as a Promise that rejects with the signal's reason when it aborts, unsubscribing the source. */
 export function untilAborted<T>(source: Observable<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {

@@ -56,6 +56,7 @@ export type { ServerStats } from './server-stats.js';
 export type { ConnectionInfo } from './state/connections.js';
 export type { ParkedApproval } from './state/parking.js';
 
+/** How a connection is attached (`connect`, `subscribe`): the transport kind, the peer (the fairness key), the principal, the era policy. */
 export interface ConnectOptions {
   /** Declared by the transport adapter; authorizers may rely on it. */
   readonly transport?: TransportKind | undefined;
@@ -92,6 +93,7 @@ export interface ConnectOptions {
   readonly drainMs?: number | undefined;
 }
 
+/** Options of `handleMessage`: the connection, its principal, and a timeout or signal that stops waiting. */
 export interface HandleMessageOptions {
   readonly connId?: ConnId | undefined;
   /** Stop waiting after this long: the call's worker is cancelled and the Promise rejects. */
@@ -102,6 +104,7 @@ export interface HandleMessageOptions {
   readonly principal?: Principal | undefined;
 }
 
+/** Options of `request`: a signal that cancels it, and the verified principal of the message. */
 export interface RequestOptions {
   /** Aborting it is the caller going away: every request made with it is cancelled. */
   readonly signal?: AbortSignal | undefined;
@@ -114,6 +117,7 @@ export class RequestRef {
   declare private readonly brand: 'RequestRef';
 }
 
+/** What `server.request` returns: the request's one eventual reply, and the ref `cancel` takes. */
 export interface PendingRequest {
   /** The reply: exactly one, `null` for a notification or a cancelled request. */
   readonly reply: Promise<JsonRpcResponse | null>;
@@ -129,6 +133,7 @@ const LIST_CHANGED: Record<RegistryChange, string> = {
 /** What a timed-out handleMessage race emits instead of a reply. */
 const GAVE_UP: unique symbol = Symbol('gave up');
 
+/** An MCP server: a registry served under bounds, authorizers and one clock. Every transport is built on `connect`; `handleMessage`, `request` and `serveOne` are the direct entry points. Made by `createServer`. */
 export class McpServer {
   readonly registry: Registry;
   readonly events$: Observable<ServerEvent>;
@@ -223,7 +228,7 @@ export class McpServer {
 
   /**
    * The reactive entry point, and the whole contract a transport plugs into
-   * (README "Plugging a transport"; examples/transports/tcp-lines.ts is one
+   * (docs/transports.md, "Plugging a transport"; examples/transports/tcp-lines.ts is one
    * written outside the library): one connection's inbound messages in, its
    * outbound messages (replies, its pushes, broadcasts) out.
    *
@@ -648,6 +653,7 @@ export class McpServer {
 }
 
 
+/** Creates a server from its options (all optional; a bad value throws a `ConfigError` naming it). It refuses to start with a sensitive tool and no authorizer. */
 export function createServer(options: ServerOptions = {}): McpServer {
   return new McpServer(options);
 }

@@ -20,6 +20,7 @@
  */
 import { defer, distinctUntilChanged, interval, map, startWith, type Observable, type SchedulerLike } from 'rxjs';
 
+/** What the server holds right now (`server.stats()`, and over time `server.stats$`): in-flight calls, parked approvals, approval tickets, connections, capability entries, outstanding requests, subscriptions and listens. */
 export interface ServerStats {
   readonly inFlight: number;
   /** Legacy tools/call requests parked for an elicitation answer. */

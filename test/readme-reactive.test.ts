@@ -1,16 +1,13 @@
 /**
- * The README's "Embedding in a reactive app" and "Plugging a transport"
- * sections compile: every ```ts block under them is type-checked against the
+ * The "Embedding in a reactive app" (docs/reactive.md) and "Plugging a
+ * transport" (docs/transports.md) sections compile: every ```ts block under them is type-checked against the
  * built package types (`import ... from 'rxmcp'`), as a user's code would be.
  */
-import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { compileCodeBlocks, readmeCodeBlocks } from './helpers/readme-blocks.js';
-import { REPO_ROOT } from './helpers/tsc.js';
+import { compileCodeBlocks, docCodeBlocks } from './helpers/readme-blocks.js';
 
-const readme = readFileSync(`${REPO_ROOT}/README.md`, 'utf8');
-const reactive = readmeCodeBlocks(readme, 'Embedding in a reactive app');
-const transport = readmeCodeBlocks(readme, 'Plugging a transport');
+const reactive = docCodeBlocks('docs/reactive.md', 'Embedding in a reactive app');
+const transport = docCodeBlocks('docs/transports.md', 'Plugging a transport');
 
 test('the sections have their examples (a binding, an observable resource, stats$ on a virtual clock, a transport)', () => {
   expect(reactive.length).toBe(3);

@@ -1,5 +1,5 @@
 /**
- * The README's "Testing your server" section compiles, and its tests pass:
+ * docs/testing.md's "Testing your server" section compiles, and its tests pass:
  * every ```ts block under it (the async tool with a timeout, the approval at
  * 999 and 1000 ms in both eras, a handler's questions with listen and a
  * normalized snapshot, and the marble test) is type-checked against the
@@ -9,15 +9,15 @@
  * timed-out deny) is what happens.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
-import { compileCodeBlocks, readmeCodeBlocks } from './helpers/readme-blocks.js';
+import { compileCodeBlocks, docCodeBlocks } from './helpers/readme-blocks.js';
 import { REPO_ROOT, runTsc } from './helpers/tsc.js';
 
 const run = promisify(execFile);
-const blocks = readmeCodeBlocks(readFileSync(`${REPO_ROOT}/README.md`, 'utf8'), 'Testing your server');
+const blocks = docCodeBlocks('docs/testing.md', 'Testing your server');
 
 test('the section has its examples: an async tool, approvals in both eras, inputs and listen, a marble test', () => {
   expect(blocks.length).toBe(4);

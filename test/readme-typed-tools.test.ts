@@ -1,14 +1,12 @@
 /**
- * The README's "Typed tools" section compiles: every ```ts block under it is
+ * docs/tools-and-handlers.md's "Typed tools" section compiles: every ```ts block under it is
  * type-checked against the built package types (`import ... from 'rxmcp'`),
  * and its `@ts-expect-error` lines must really be errors (an unused one fails).
  */
-import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { compileCodeBlocks, readmeCodeBlocks } from './helpers/readme-blocks.js';
-import { REPO_ROOT } from './helpers/tsc.js';
+import { compileCodeBlocks, docCodeBlocks } from './helpers/readme-blocks.js';
 
-const blocks = readmeCodeBlocks(readFileSync(`${REPO_ROOT}/README.md`, 'utf8'), 'Typed tools');
+const blocks = docCodeBlocks('docs/tools-and-handlers.md', 'Typed tools');
 
 test('the section has its examples (zod, valibot and arktype, JSON Schema, refusals, defineTool)', () => {
   expect(blocks.length).toBe(5);

@@ -17,8 +17,10 @@ export class RpcError extends Error {
   }
 }
 
+/** Why a test client gave up on a call. */
 export type AbandonReason = 'cancelled' | 'inputs-ignored' | 'closed';
 
+/** What a test call rejects with when the test gave up on it (cancelled, its inputs ignored, the client closed). */
 export class CallAbandonedError extends Error {
   override readonly name = 'CallAbandonedError';
   readonly reason: AbandonReason;

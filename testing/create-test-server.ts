@@ -15,11 +15,13 @@ import { createServer, type McpServer } from '../streams/mcp-server.js';
 import { TestClock, type TestClockOptions } from './test-clock.js';
 import { TestClient, type TestClientOptions } from './test-client.js';
 
+/** Options of `createTestServer`: the server's options without `scheduler` (the test clock is it), plus `clock`, a `TestClock` or its options. */
 export interface TestServerOptions extends Omit<ServerOptions, 'scheduler'> {
   /** The clock, or its options (default: a new TestClock at 0 ms). */
   readonly clock?: TestClock | TestClockOptions;
 }
 
+/** What `createTestServer` returns: the server, its clock, `client(era)` to connect test clients, and `close()`. */
 export interface TestServer {
   readonly server: McpServer;
   readonly clock: TestClock;
@@ -29,7 +31,9 @@ export interface TestServer {
   close(): void;
 }
 
+/** Your server on a `TestClock`, with in-memory clients of both eras. Pass the server options, or a function building your application's server on the given clock. */
 export function createTestServer(options?: TestServerOptions): TestServer;
+/** Your application's server, built by `build` on the given `TestClock` (pass it as the server's `scheduler`), with in-memory clients of both eras. */
 export function createTestServer(build: (clock: TestClock) => McpServer, options?: { readonly clock?: TestClock | TestClockOptions }): TestServer;
 export function createTestServer(
   setup: TestServerOptions | ((clock: TestClock) => McpServer) = {},

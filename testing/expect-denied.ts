@@ -9,6 +9,7 @@
  */
 import { AssertionError } from 'node:assert';
 
+/** The server's authorization deny, read from a tool result (`denialOf`, `expectDenied`). */
 export interface Denial {
   readonly error: 'authorization_required';
   readonly tool: string;

@@ -2,6 +2,8 @@
  * rxmcp/testing: test YOUR server on a virtual clock, `async` handlers
  * included, with in-memory clients of both eras. No test framework is
  * imported here: it runs under vitest, jest and node:test alike.
+ *
+ * @module rxmcp/testing
  */
 export { createTestServer } from './create-test-server.js';
 export type { TestServer, TestServerOptions } from './create-test-server.js';

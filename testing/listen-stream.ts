@@ -8,6 +8,7 @@
  */
 import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
 
+/** What a test client's `listen` asks to hear (the `subscriptions/listen` filter). */
 export interface ListenFilter {
   readonly toolsListChanged?: boolean;
   readonly promptsListChanged?: boolean;
@@ -15,12 +16,14 @@ export interface ListenFilter {
   readonly resourceSubscriptions?: readonly string[];
 }
 
+/** One notification a listen stream heard, with its virtual time. */
 export interface ListenNotification {
   readonly method: string;
   readonly params: Record<string, unknown>;
   readonly at: number;
 }
 
+/** A `subscriptions/listen` stream of a modern test client: what it heard (`notifications`, `methods`), and `close()`. */
 export class ListenStream {
   readonly id: JsonRpcId;
   /** The subset of the filter the server honoured, from its acknowledgement. */

@@ -12,8 +12,10 @@
  */
 import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
 
+/** What the server asks a test client: an approval, an elicitation, a sampling request or the roots. */
 export type InputKind = 'approval' | 'elicitation' | 'sampling' | 'roots';
 
+/** The client request behind a pending input. */
 export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
 
 /**
@@ -46,6 +48,7 @@ export function withdrawInput(input: PendingInput): void {
   withdraw(input);
 }
 
+/** A question the server asked a test client, the same in both eras: answer it with `approve()`, `accept(content)`, `decline()`, `cancel()`, `respond(result)`, `fail(...)`, or `ignore()` it. */
 export class PendingInput {
   readonly kind: InputKind;
   readonly method: InputMethod;
@@ -99,11 +102,13 @@ export class PendingInput {
     this.respond({ action: 'accept', content });
   }
 
+  /** An elicitation's or approval's `decline`. */
   decline(): void {
     this.#expectElicitation('decline');
     this.respond({ action: 'decline' });
   }
 
+  /** An elicitation's or approval's `cancel`. */
   cancel(): void {
     this.#expectElicitation('cancel');
     this.respond({ action: 'cancel' });

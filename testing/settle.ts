@@ -9,6 +9,7 @@
  */
 import { setImmediate } from 'node:timers';
 
+/** How long settling waits: the turns of the event loop without activity that count as quiet. */
 export interface SettleOptions {
   /** Turns of the event loop without activity that count as settled (default 3: an in-memory round trip is one or two). */
   readonly quietTurns?: number;

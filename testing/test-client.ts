@@ -33,6 +33,7 @@ import type { TestClock } from './test-clock.js';
 import { toolCall, type CallRecord, type LogLine, type ToolCall } from './tool-call.js';
 import type { ToolResult } from './tool-result.js';
 
+/** Options of a test client: declared `capabilities`, `logLevel`, `clientInfo`, connection id, peer, principal, and `onInput`. */
 export interface TestClientOptions {
   /** What the client declares (legacy: at initialize; modern: on every request). Default `{}`: declare `{ elicitation: {} }` to be asked for approvals. */
   readonly capabilities?: Record<string, unknown>;
@@ -60,6 +61,7 @@ interface LiveRequest extends CallRecord {
 
 const NO_PROGRESS_TOKEN = new Set(['initialize', 'subscriptions/listen', 'logging/setLevel']);
 
+/** An in-memory client of either era: `callTool`, `request`, `notify`, `listen`, `nextInput`, and what it received (`messages`, `timeline`, `notifications`, `logs`). */
 export class TestClient {
   readonly era: Era;
   readonly #wire: ClientWire;

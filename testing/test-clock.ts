@@ -24,6 +24,7 @@ import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { settle, type SettleOptions } from './settle.js';
 import { TimerQueue } from './timer-queue.js';
 
+/** Options of `TestClock`. */
 export interface TestClockOptions extends SettleOptions {
   /** Where virtual time starts, in ms (default 0; an epoch time such as `Date.UTC(2026, 0, 1)` suits token expiry). */
   readonly start?: number;
@@ -31,6 +32,7 @@ export interface TestClockOptions extends SettleOptions {
   readonly maxTimers?: number;
 }
 
+/** A virtual clock (an RxJS scheduler) that moves only when the test says so, timer by timer, letting Promises settle between timers: `advance(ms)`, `advanceTo(t)`, `settle()`, `runAll()`, `runUntil(promise)`. */
 export class TestClock implements SchedulerLike {
   readonly #timers: TimerQueue;
   readonly #settle: SettleOptions;
@@ -48,6 +50,7 @@ export class TestClock implements SchedulerLike {
     return this.#timers.now;
   }
 
+  /** RxJS's scheduler contract: runs `work` when the clock reaches `delay` ms from now. */
   schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T): Subscription {
     return this.#timers.schedule(work, delay, state);
   }

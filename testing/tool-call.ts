@@ -9,6 +9,7 @@ import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import type { LogLevel } from '../lib/log-levels.js';
 import type { ToolResult } from './tool-result.js';
 
+/** A progress notification a test call received, with its virtual time. */
 export interface ProgressNote {
   readonly progress: number;
   readonly total?: number;
@@ -17,6 +18,7 @@ export interface ProgressNote {
   readonly at: number;
 }
 
+/** A log line a test call received, with its virtual time. */
 export interface LogLine {
   readonly level: LogLevel;
   readonly data: unknown;
@@ -32,6 +34,7 @@ export interface CallRecord {
   readonly logs: LogLine[];
 }
 
+/** A test client's tool call: the Promise of its result, with its own `progress`, `logs` and `cancel(reason?)`. */
 export type ToolCall<S = Record<string, unknown>> = Promise<ToolResult<S>> & {
   /** The request ids so far (a modern call gets a new one per round). */
   readonly requestIds: readonly JsonRpcId[];

@@ -9,6 +9,7 @@ export interface TextContent {
   readonly annotations?: Record<string, unknown>;
 }
 
+/** An image or audio content item of a tool result. */
 export interface MediaContent {
   readonly type: 'image' | 'audio';
   readonly data: string;
@@ -16,6 +17,7 @@ export interface MediaContent {
   readonly annotations?: Record<string, unknown>;
 }
 
+/** A resource link content item of a tool result. */
 export interface ResourceLinkContent {
   readonly type: 'resource_link';
   readonly uri: string;
@@ -23,12 +25,14 @@ export interface ResourceLinkContent {
   readonly [field: string]: unknown;
 }
 
+/** An embedded resource content item of a tool result. */
 export interface EmbeddedResourceContent {
   readonly type: 'resource';
   readonly resource: { readonly uri: string; readonly mimeType?: string; readonly text?: string; readonly blob?: string };
   readonly annotations?: Record<string, unknown>;
 }
 
+/** A content item of a tool result, as a test reads it. */
 export type ContentItem = TextContent | MediaContent | ResourceLinkContent | EmbeddedResourceContent;
 
 /** A tools/call result; `S` is the structured result's type, as the test knows it (the tool's outputSchema). */

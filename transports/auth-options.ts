@@ -19,6 +19,7 @@ import { protectedResourceMetadata, wellKnownPaths, type WellKnownPaths } from '
 import { isScopeToken } from '../lib/auth/scope-tokens.js';
 import { ConfigError } from '../lib/errors.js';
 
+/** The authentication options of the network transports (HTTP and WebSocket): the authenticator, the canonical `resource`, the authorization servers and the required scopes. */
 export interface TransportAuthOptions {
   /** Verifies every request (HTTP) or the upgrade (WebSocket); default none. */
   authenticator?: Authenticator | undefined;

@@ -20,6 +20,7 @@
 import { isIP } from 'node:net';
 import { ConfigError } from '../lib/errors.js';
 
+/** Options of the authorization boot guard: `requireAuthorization` and the `env` it reads `NODE_ENV` from. */
 export interface BootGuardOptions {
   /** `false` serves without authorization; `true` requires it even in development; default: by NODE_ENV. */
   readonly requireAuthorization?: boolean | undefined;
@@ -31,18 +32,22 @@ export interface BootGuardOptions {
 
 /** What the guard asks of a server. */
 export interface GuardedServer {
+  /** True when a tool authorizer is set and `authorizerSource` is `'configured'`. */
   authorizationConfigured(): boolean;
+  /** True when a read authorizer is set. */
   readAuthorizationConfigured(): boolean;
 }
 
 const EXEMPT_ENVIRONMENTS = new Set(['development', 'test']);
 
+/** Whether the authorization boot guard applies (not under `NODE_ENV` `development` or `test`, unless `requireAuthorization: true`). */
 export function authorizationRequired(options: BootGuardOptions = {}): boolean {
   if (options.requireAuthorization !== undefined) return options.requireAuthorization;
   const nodeEnv = (options.env ?? process.env).NODE_ENV;
   return nodeEnv === undefined || !EXEMPT_ENVIRONMENTS.has(nodeEnv);
 }
 
+/** Throws a `ConfigError` saying what to configure when a network transport would serve a server whose tool and read authorizers are not both configured. */
 export function assertNetworkBootAllowed(server: GuardedServer, options: BootGuardOptions = {}): void {
   if (!authorizationRequired(options)) return;
   const missing: { option: string; what: string; fix: string }[] = [];
@@ -72,6 +77,7 @@ export function assertNetworkBootAllowed(server: GuardedServer, options: BootGua
   );
 }
 
+/** Options of the authentication boot guard: the host bound, whether an authenticator is set, and `requireAuthentication`. */
 export interface AuthenticationGuardOptions {
   /** The address the transport listens on; undefined when it does not know (a handler mounted in someone else's server). */
   readonly host: string | undefined;
@@ -92,11 +98,13 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
+/** Whether the authentication boot guard requires an authenticator (a non-loopback address, unless told otherwise). */
 export function authenticationRequired(options: AuthenticationGuardOptions): boolean {
   if (options.requireAuthentication !== undefined) return options.requireAuthentication;
   return options.host !== undefined && !isLoopbackHost(options.host);
 }
 
+/** Throws a `ConfigError` when a network transport would serve a non-loopback address without an authenticator (unless `requireAuthentication: false`). */
 export function assertAuthenticationAllowed(options: AuthenticationGuardOptions): void {
   if (options.authenticated || !authenticationRequired(options)) return;
   const transport = options.transport ?? 'a network transport';

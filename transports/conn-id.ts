@@ -4,6 +4,7 @@
  */
 import { randomId } from '../lib/random-id.js';
 
+/** An unguessable connection id (`<prefix>-<random>`), for a transport of your own. */
 export function mintConnId(prefix = 'conn'): string {
   return randomId(`${prefix}-`);
 }

@@ -2,6 +2,8 @@
  * `rxmcp/fetch`: the HTTP transport as a web-standard fetch handler, on its
  * own entry so a Bun, Deno or edge bundle takes in neither `ws` nor the
  * node-only transports.
+ *
+ * @module rxmcp/fetch
  */
 export { createFetchHandler } from './http/fetch-handler.js';
 export type { FetchHandler, FetchHandleOptions } from './http/fetch-handler.js';

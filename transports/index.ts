@@ -1,3 +1,11 @@
+/**
+ * `rxmcp/transports`: stdio, Streamable HTTP with the legacy HTTP+SSE
+ * transport, WebSocket, in-memory, and what a transport of your own needs
+ * (`mintConnId`, the boot guards). Each turns a wire into Observables and
+ * calls `server.connect`.
+ *
+ * @module rxmcp/transports
+ */
 export { connectInMemory, MemoryClientTransport } from './memory.js';
 export type { MemoryConnection, MemoryConnectionOptions } from './memory.js';
 export { mintConnId } from './conn-id.js';

@@ -11,6 +11,7 @@ import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import type { McpServer } from '../streams/mcp-server.js';
 import { mintConnId } from './conn-id.js';
 
+/** Options of `connectInMemory`. */
 export interface MemoryConnectionOptions {
   readonly connId?: ConnId | undefined;
   readonly transport?: TransportKind | undefined;
@@ -20,6 +21,7 @@ export interface MemoryConnectionOptions {
   readonly principal?: Principal | undefined;
 }
 
+/** An in-memory connection: `send` a message, hear `messages$`, `close()`. */
 export interface MemoryConnection {
   readonly connId: ConnId;
   /** Client to server. */
@@ -30,6 +32,7 @@ export interface MemoryConnection {
   close(): void;
 }
 
+/** Connects to the server in the same process, without a wire. */
 export function connectInMemory(server: McpServer, options: MemoryConnectionOptions = {}): MemoryConnection {
   const connId = options.connId ?? mintConnId('memory');
   const inbound = new Subject<unknown>();
@@ -57,8 +60,11 @@ type JsonMessage = Record<string, unknown>;
 
 /** A client-side Transport in the official SDK's shape, backed by connectInMemory. */
 export class MemoryClientTransport {
+  /** Set by the SDK client: each message from the server. */
   onmessage?: (message: JsonMessage) => void;
+  /** Set by the SDK client: the connection ended. */
   onclose?: () => void;
+  /** Set by the SDK client: a transport error. */
   onerror?: (error: Error) => void;
   private connection: MemoryConnection | undefined;
   private messages: Subscription | undefined;
@@ -72,6 +78,7 @@ export class MemoryClientTransport {
     return this.connection?.connId;
   }
 
+  /** Connects to the server in memory (the SDK client calls it). */
   async start(): Promise<void> {
     if (this.connection !== undefined) throw new Error('MemoryClientTransport already started');
     this.connection = connectInMemory(this.server, this.options);
@@ -84,11 +91,13 @@ export class MemoryClientTransport {
     });
   }
 
+  /** Sends a message to the server. */
   async send(message: unknown): Promise<void> {
     if (this.connection === undefined) throw new Error('MemoryClientTransport not started');
     this.connection.send(JSON.parse(JSON.stringify(message)));
   }
 
+  /** Ends the connection (the client going away), then calls `onclose`. */
   async close(): Promise<void> {
     const connection = this.connection;
     this.connection = undefined;

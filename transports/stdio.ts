@@ -46,8 +46,10 @@ import { connectOptionsOf } from './connect-options.js';
 import { consoleToStderr } from './stdio-console.js';
 import { drainMsOption } from './stdio-drain.js';
 
+/** The default `maxLineBytes` of stdio (4 MiB). */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
+/** Options of `serveStdio`: the streams, `maxLineBytes`, the connection id, the operator's principal, `drainMs` and `consoleToStderr`. */
 export interface StdioOptions {
   /** Default `process.stdin`. */
   readonly input?: Readable | undefined;
@@ -73,6 +75,7 @@ export interface StdioOptions {
   readonly consoleToStderr?: boolean | undefined;
 }
 
+/** A stdio connection being served: `closed` resolves when it ends, `close()` ends it. */
 export interface StdioHandle {
   /** Resolves once the connection is gone (input ended or failed, output failed, or `close()`). */
   readonly closed: Promise<void>;
@@ -92,6 +95,7 @@ function checkedPrincipal(value: unknown): Principal | undefined {
   return value;
 }
 
+/** Serves one connection over newline-delimited JSON on `process.stdin`/`process.stdout` (or the streams given). While it owns stdout, the console's stdout methods go to stderr. */
 export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioHandle {
   const maxLineBytes = positiveIntegerOption('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_LINE_BYTES);
   const connId = checkedConnId(options.connId);

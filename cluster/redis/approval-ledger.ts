@@ -50,6 +50,7 @@ import { LEDGER_KEY_PARTS, tailArgs } from './scripts/ledger-lua.js';
 import { LEDGER_REISSUE } from './scripts/ledger-reissue.js';
 import { LEDGER_TAKE } from './scripts/ledger-take.js';
 
+/** Options of `redisApprovalLedger` and `RedisApprovalLedger`: the link, the keys, `timeoutMs` (default 5000) and `clockSkewMs` (default 5000). */
 export interface RedisApprovalLedgerOptions {
   readonly link: RedisLink;
   readonly keys: ClusterKeys;
@@ -79,6 +80,7 @@ export function nameHash(kind: 'holder' | 'peer', name: string): string {
   return createHash('sha256').update(`${kind}\u0000${name}`, 'utf8').digest('base64url');
 }
 
+/** The MRTR approval ledger on Redis: admit, take, reissue and drop are each one Lua script, so a ticket is redeemed once in the whole deployment; expiry is decided on Redis `TIME`. Fails closed (the deny `approval store unavailable`). */
 export class RedisApprovalLedger implements ApprovalLedger {
   readonly clockSkewMs: number;
   private readonly keyList: readonly string[];

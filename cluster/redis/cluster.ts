@@ -28,6 +28,7 @@ import { RedisPermitPool, type RedisPermitsOptions } from './permits.js';
 import { RedisEventStore } from './event-store.js';
 import { redisSessionDirectory, type RedisSessionDirectory } from './session-directory.js';
 
+/** Options of `redisCluster`: the Redis to use, the deployment's `serverId`, and what to share (the approval ledger, opt-in permits, legacy sessions). */
 export interface RedisClusterOptions {
   /** A URL, `{ cluster: [seed URLs] }` for Redis Cluster, or a link of your own (closed by you). */
   readonly redis: RedisTarget | RedisLink;
@@ -74,6 +75,7 @@ export interface ClusterHttpOptions {
   readonly eventStore?: EventStore | undefined;
 }
 
+/** What `redisCluster` returns: `serverOptions` and `httpOptions` to spread into `createServer` and the HTTP transport, `advertise(url)`, `close()`, and the node id, keys and link it uses. */
 export interface RedisClusterHandle {
   readonly nodeId: string;
   readonly keys: ClusterKeys;
@@ -92,6 +94,7 @@ function isLink(value: RedisClusterOptions['redis']): value is RedisLink {
   return typeof value === 'object' && value !== null && 'run' in value && typeof value.run === 'function';
 }
 
+/** Connects one process of a deployment to Redis and builds the shared stores (event bus, key ring, approval ledger, optional permits, legacy session directory and event store). Every process uses the same `serverId`. */
 export async function redisCluster(options: RedisClusterOptions): Promise<RedisClusterHandle> {
   const keys = clusterKeys(options.serverId);
   const nodeId = options.nodeId ?? randomBytes(6).toString('base64url');

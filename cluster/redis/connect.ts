@@ -6,13 +6,16 @@
  */
 import { nodeRedisLink, type RedisLink } from './link.js';
 
+/** A Redis URL, or the URLs of a Redis Cluster. */
 export type RedisTarget = string | { readonly cluster: readonly string[] };
 
+/** Options of `connectRedis`. */
 export interface ConnectRedisOptions {
   /** Where connection errors go (node-redis reconnects by itself). */
   readonly onError?: ((err: unknown) => void) | undefined;
 }
 
+/** Connects to Redis (a URL, or `{ cluster: [urls] }` for Redis Cluster) with node-redis 6 and returns the `RedisLink` the cluster stores use. */
 export async function connectRedis(target: RedisTarget, options: ConnectRedisOptions = {}): Promise<RedisLink> {
   const redis = await import('redis');
   const client =

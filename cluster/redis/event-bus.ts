@@ -41,6 +41,7 @@ const MAX_TRACKED_SENDERS = 1024;
 /** Dropped messages are logged one by one up to this many, then one line per thousand. */
 const LOGGED_DROPS = 10;
 
+/** Options of `RedisEventBus` and `createRedisEventBus`. */
 export interface RedisEventBusOptions {
   readonly link: RedisLink;
   readonly keys: ClusterKeys;
@@ -58,6 +59,7 @@ interface BusMessage {
   readonly event: BusEvent;
 }
 
+/** A `ServerEventBus` over one sharded Redis pub/sub channel: list changes and resource updates cross processes (at most once), a process's own listeners hear its publish synchronously. */
 export class RedisEventBus implements ServerEventBus {
   /** This instance's id in messages: its own echo carries it. */
   readonly busId = randomBytes(9).toString('base64url');
@@ -81,6 +83,7 @@ export class RedisEventBus implements ServerEventBus {
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_BUS_MESSAGE_BYTES;
   }
 
+  /** This process's listeners hear it at once; the other processes through Redis (a failure is logged, never thrown). */
   publish(event: BusEvent): void {
     this.local.publish(event);
     if (this.closed) return;

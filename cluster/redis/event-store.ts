@@ -52,6 +52,7 @@ interface SessionWrites {
   draining: Promise<void> | undefined;
 }
 
+/** Options of `RedisEventStore`. */
 export interface RedisEventStoreOptions {
   readonly link: RedisLink;
   readonly keys: ClusterKeys;
@@ -59,6 +60,7 @@ export interface RedisEventStoreOptions {
   readonly maxEventsPerSession?: number | undefined;
   /** A session's stream expires this long after its last event. Default 660 000 ms (the default session idle timeout and a minute). */
   readonly ttlMs?: number | undefined;
+  /** Where a failed or dropped write is reported. */
   readonly onError?: ((err: unknown) => void) | undefined;
 }
 
@@ -90,6 +92,7 @@ function entryOf(raw: RedisReply): Entry | undefined {
   return { seq: Number(match[1]), streamId, data };
 }
 
+/** An `EventStore` on Redis Streams (one stream per session, trimmed and expiring), so a legacy session's SSE stream resumes on whichever node holds it. */
 export class RedisEventStore implements EventStore {
   readonly shared = true;
   private readonly maxEventsPerSession: number;

@@ -1,6 +1,8 @@
 /**
  * rxmcp/redis: the cluster stores on Redis. Import this entry only where the
  * `redis` package (node-redis 6) is installed.
+ *
+ * @module rxmcp/redis
  */
 export { clusterKeys, type ClusterKeys } from './keys.js';
 export { LuaScript } from './lua-script.js';

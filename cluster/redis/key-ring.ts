@@ -53,16 +53,19 @@ redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
 return redis.call('LRANGE', KEYS[1], 0, -1)`,
 );
 
+/** Options of `loadRequestStateKeys`. */
 export interface KeyRingOptions {
   /** Where skipped entries are reported; default pino on stderr. */
   readonly logger?: Logger | undefined;
 }
 
+/** Options of `rotateRequestStateKey`. */
 export interface RotateOptions extends KeyRingOptions {
   /** Secrets kept, the new one included: 1 to 16, default 2. */
   readonly keep?: number | undefined;
 }
 
+/** The Redis key of the deployment's `requestStateKeys` ring (a list of base64 secrets). */
 export function requestStateKeysKey(keys: ClusterKeys): string {
   return keys.key('request-state-keys');
 }

@@ -11,6 +11,7 @@ import { ConfigError } from '../../lib/errors.js';
 /** Letters, digits and `._:-`, 1 to 64 of them: no braces, so the tag is the one the name says. */
 const SERVER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+/** The Redis keys and channels of one deployment, all under the hash tag `{rxmcp:<serverId>}`. */
 export interface ClusterKeys {
   /** `{rxmcp:<serverId>}`. */
   readonly tag: string;
@@ -21,6 +22,7 @@ export interface ClusterKeys {
   channel(...parts: readonly string[]): string;
 }
 
+/** The keys of the deployment named `serverId` (letters, digits and `._:-`, 1 to 64). */
 export function clusterKeys(serverId: string): ClusterKeys {
   if (typeof serverId !== 'string' || !SERVER_ID.test(serverId)) {
     throw new ConfigError('serverId', 'serverId must be 1-64 characters of letters, digits and . _ : -');

@@ -12,8 +12,10 @@
  */
 import { isNoScriptError, type LuaScript } from './lua-script.js';
 
+/** A Redis reply as the stores read it. */
 export type RedisReply = string | number | null | RedisReply[];
 
+/** What the cluster stores need of a Redis client: scripts, commands and sharded pub/sub. `connectRedis` or `nodeRedisLink` makes one. */
 export interface RedisLink {
   /** Runs `script` on `keys` (all under one hash tag) and `args`; resolves to its reply. */
   run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<RedisReply>;
@@ -52,6 +54,7 @@ function isCluster(client: NodeRedisClient): client is ClusterClient {
   return 'masters' in client;
 }
 
+/** Options of `nodeRedisLink`. */
 export interface NodeRedisLinkOptions {
   /** Whether `close()` also closes `client` (true when the link made it). Default false. */
   readonly ownsClient?: boolean | undefined;

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
+/** A Lua script run by its SHA1 (EVALSHA), loaded on first use or after Redis forgot it (NOSCRIPT). */
 export class LuaScript {
   readonly sha1: string;
 

@@ -39,6 +39,7 @@ import type { ClusterKeys } from './keys.js';
 import type { RedisLink, RedisReply } from './link.js';
 import { ACQUIRE_PERMIT, RELEASE_PERMIT, RENEW_PERMITS } from './permits-lua.js';
 
+/** The cluster-wide in-flight caps (`redisCluster({ permits })`): calls at once in the deployment and per owner, and the permits' lease. */
 export interface RedisPermitsOptions {
   /** Calls in flight at once across the deployment; default 1024. */
   readonly maxInFlight?: number | undefined;
@@ -50,6 +51,7 @@ export interface RedisPermitsOptions {
   readonly acquireTimeoutMs?: number | undefined;
 }
 
+/** Options of `RedisPermitPool`: the caps, and the link, keys and node it runs with. */
 export interface RedisPermitPoolOptions extends RedisPermitsOptions {
   readonly link: RedisLink;
   readonly keys: ClusterKeys;
@@ -78,13 +80,19 @@ const REFUSED_PRINCIPAL: Acquired<never> = { granted: false, scope: 'principal' 
  * owner, named by a hash of the owner (a fairness key may be long, and is
  * nobody's business in a key name).
  */
-export function permitKeys(keys: ClusterKeys): { readonly global: string; owner(owner: string): string } {
+export function permitKeys(keys: ClusterKeys): {
+  /** The key of the deployment's set of permits. */
+  readonly global: string;
+  /** The key of one owner's set (named by a SHA-256 of the owner). */
+  owner(owner: string): string;
+} {
   return {
     global: keys.key('permits'),
     owner: (owner) => keys.key('permits', 'owner', createHash('sha256').update(owner, 'utf8').digest('base64url')),
   };
 }
 
+/** A `PermitPool` on Redis: leased permits acquired and released by Lua scripts on Redis time, renewed by each node while it holds any; fails closed (busy, scope `cluster`). */
 export class RedisPermitPool implements PermitPool {
   readonly maxInFlight: number;
   readonly maxInFlightPerPrincipal: number;

@@ -26,6 +26,7 @@ import type { ClusterKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 import { LuaScript } from './lua-script.js';
 
+/** Options of `redisSessionDirectory`. */
 export interface RedisSessionDirectoryOptions {
   readonly link: RedisLink;
   readonly keys: ClusterKeys;
@@ -40,9 +41,11 @@ export interface RedisSessionDirectoryOptions {
   readonly cacheMs?: number | undefined;
   /** The deployment's relay key (16 bytes or more), the same on every node; default one shared through Redis. */
   readonly relayKey?: Uint8Array | undefined;
+  /** Where a Redis failure of the heartbeat or a lookup is reported. */
   readonly onError?: ((err: unknown) => void) | undefined;
 }
 
+/** A `SessionDirectory` on Redis: this node's liveness record, where the others reach it, and the relay key. */
 export interface RedisSessionDirectory extends SessionDirectory {
   /** Publishes where this node is reached and keeps it alive until close. */
   advertise(url: string): Promise<void>;
@@ -89,6 +92,7 @@ async function sharedRelayKey(link: RedisLink, key: string): Promise<Uint8Array>
   return bytes;
 }
 
+/** Builds the session directory for legacy sessions across nodes: session ids name their node, and a request for another node's session is relayed there. */
 export async function redisSessionDirectory(options: RedisSessionDirectoryOptions): Promise<RedisSessionDirectory> {
   const { link, keys, nodeId } = options;
   if (!isNodeId(nodeId)) throw new ConfigError('nodeId', 'nodeId must be 1-64 letters, digits, _ or - (session ids carry it)');

@@ -1,6 +1,6 @@
 /**
  * One TCP socket as one MCP connection: the whole transport contract of
- * `server.connect` (README "Plugging a transport") for a line protocol,
+ * `server.connect` (docs/transports.md, "Plugging a transport") for a line protocol,
  * newline-delimited JSON-RPC, written against rxmcp's public API only.
  *
  * - Framing and decoding are ours: a line that is not JSON (or not UTF-8),

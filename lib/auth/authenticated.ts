@@ -13,6 +13,7 @@
  */
 import { isPrincipal, type Principal } from './principal.js';
 
+/** One inbound message with the principal its own request was verified as, for a transport that authenticates every request of a long-lived connection. Made by the transport, never parsed from JSON. */
 export class AuthenticatedMessage {
   constructor(
     readonly message: unknown,

@@ -19,8 +19,10 @@ export interface AuthRequest {
   readonly url?: string;
 }
 
+/** The OAuth error code of an authentication failure (RFC 6750). */
 export type AuthErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 
+/** Why a request was not authenticated: the HTTP status, the OAuth error code, a description and, for `insufficient_scope`, the scopes needed. */
 export interface AuthFailure {
   readonly status: 400 | 401 | 403 | 500;
   /** Absent when the request carried no credentials at all (RFC 6750 §3.1). */
@@ -30,12 +32,16 @@ export interface AuthFailure {
   readonly scope?: readonly string[];
 }
 
+/** What an authenticator resolves to: a principal, or a failure. */
 export type AuthOutcome = Principal | AuthFailure;
 
+/** Verifies a request's credentials (the `Authorization: Bearer` header) and resolves to a `Principal` or an `AuthFailure`; never throws for a bad token. */
 export interface Authenticator {
+  /** Verifies one request's credentials: its principal, or why not. */
   authenticate(request: AuthRequest): Promise<AuthOutcome>;
 }
 
+/** Whether an authenticator's outcome is a failure. */
 export function isAuthFailure(outcome: AuthOutcome): outcome is AuthFailure {
   return typeof (outcome as AuthFailure).status === 'number' && (outcome as Partial<Principal>).key === undefined;
 }

@@ -14,6 +14,7 @@
  */
 import type { AuthFailure } from './authenticator.js';
 
+/** Options of `renderChallenge`: the Protected Resource Metadata URL and the scopes to name. */
 export interface ChallengeOptions {
   /** The URL of this resource's Protected Resource Metadata document (RFC 9728). */
   readonly resourceMetadata?: string | undefined;
@@ -21,6 +22,7 @@ export interface ChallengeOptions {
   readonly scope?: readonly string[] | undefined;
 }
 
+/** An authentication failure as an HTTP answer: status, `WWW-Authenticate` header and OAuth error body. */
 export interface Challenge {
   readonly status: 400 | 401 | 403 | 500;
   readonly headers: Readonly<Record<string, string>>;

@@ -19,8 +19,10 @@ import { tokenHash } from './token-cache.js';
  */
 export type CustomVerdict = Principal | PrincipalInit | AuthFailure | null | undefined;
 
+/** A token check of your own: a principal's fields, a failure, or `null` for an invalid token. */
 export type CustomVerify = (token: string, request: AuthRequest) => CustomVerdict | Promise<CustomVerdict>;
 
+/** An authenticator from a function that checks a bearer token. */
 export function customVerifier(verify: CustomVerify): Authenticator {
   if (typeof verify !== 'function') throw new ConfigError('customVerifier', 'customVerifier needs a function');
   return bearerAuthenticator(async (token, request) => {
@@ -33,11 +35,13 @@ export function customVerifier(verify: CustomVerify): Authenticator {
   });
 }
 
+/** Options of `staticTokens`. */
 export interface StaticTokensOptions {
   /** Judges a principal's expiresAt; default asyncScheduler. */
   readonly scheduler?: SchedulerLike | undefined;
 }
 
+/** An authenticator over a fixed table of tokens, for tests and development. */
 export function staticTokens(
   tokens: Readonly<Record<string, PrincipalInit>> | ReadonlyMap<string, PrincipalInit>,
   options: StaticTokensOptions = {},

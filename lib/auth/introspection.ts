@@ -34,6 +34,7 @@ import { fetchJson, serverUrl } from './fetch-json.js';
 import { makePrincipal, type Principal } from './principal.js';
 import { TokenCache, tokenHash } from './token-cache.js';
 
+/** Options of `introspection`: the endpoint, this server's client credentials, the audiences, caching and timeouts. */
 export interface IntrospectionOptions {
   /** The authorization server's introspection_endpoint. https (http only on localhost). */
   readonly endpoint: string;
@@ -90,6 +91,7 @@ function clientAuthentication(options: IntrospectionOptions): () => string | Pro
   return () => header;
 }
 
+/** An authenticator for opaque tokens by RFC 7662 token introspection, with a bounded cache and one request per token at a time. */
 export function introspection(options: IntrospectionOptions): Authenticator {
   const raw = requireObject('introspection', options);
   refuseUnknown('introspection', raw, KNOWN);

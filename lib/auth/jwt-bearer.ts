@@ -51,6 +51,7 @@ export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
 
 export const DEFAULT_JWT_ALGORITHMS: readonly string[] = ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519'];
 
+/** Options of `jwtBearer`: the issuer, the audiences, the key set (or its discovery), algorithms, clock tolerance and caches. */
 export interface JwtBearerOptions {
   /** The issuer, exactly as tokens carry it in `iss`. https (http only on localhost). */
   readonly issuer: string;
@@ -139,6 +140,7 @@ function tokenProblem(error: unknown): string | null {
   }
 }
 
+/** An authenticator for JWT access tokens (on `jose`): signature by a key of the issuer's JWKS, an allow-list of asymmetric algorithms, `iss`, `aud` and `exp` checked on the scheduler's clock. */
 export function jwtBearer(options: JwtBearerOptions): Authenticator {
   const raw = requireObject('jwtBearer', options);
   refuseUnknown('jwtBearer', raw, KNOWN);

@@ -10,10 +10,12 @@
  */
 import { createHash } from 'node:crypto';
 
+/** How a principal was established: an OAuth token, a local operator, or a verifier of your own. */
 export type PrincipalKind = 'oauth' | 'local' | 'custom';
 
 export const PRINCIPAL_KINDS: readonly PrincipalKind[] = ['oauth', 'local', 'custom'];
 
+/** Who is calling, as verified by an authenticator (made by `makePrincipal`, deep-frozen, never holding the raw token). Its `key` is the fairness and session identity. */
 export interface Principal {
   readonly kind: PrincipalKind;
   readonly issuer?: string;

@@ -16,6 +16,7 @@ import { serverUrl } from './fetch-json.js';
 
 export const PRM_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
+/** Options of `protectedResourceMetadata`. */
 export interface ProtectedResourceMetadataOptions {
   /** The canonical resource URI (https; http only on localhost); no fragment. */
   readonly resource: string;
@@ -27,6 +28,7 @@ export interface ProtectedResourceMetadataOptions {
   readonly resourceDocumentation?: string | undefined;
 }
 
+/** The RFC 9728 Protected Resource Metadata document. */
 export interface ProtectedResourceMetadata {
   readonly resource: string;
   readonly authorization_servers: readonly string[];
@@ -69,6 +71,7 @@ export function protectedResourceMetadata(options: ProtectedResourceMetadataOpti
   });
 }
 
+/** Where the Protected Resource Metadata of a resource is served: the path-aware and root well-known paths, and the absolute URL. */
 export interface WellKnownPaths {
   /** `/.well-known/oauth-protected-resource<resource path>`: the document of this resource. */
   readonly pathAware: string;

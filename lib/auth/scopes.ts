@@ -13,6 +13,7 @@ import type { AuthorizationContext } from '../context.js';
 import { ConfigError } from '../errors.js';
 import type { Principal } from './principal.js';
 
+/** Scopes that imply others (`{ 'files:write': ['files:read'] }`), transitively. */
 export type ScopeHierarchy = Readonly<Record<string, readonly string[]>>;
 
 /** The deny detail of a principal-based authorizer when the call carries no principal. */
@@ -43,6 +44,7 @@ export function missingScopes(principal: Principal | undefined, required: Iterab
   return needed.filter((scope) => !held.has(scope));
 }
 
+/** Whether the principal holds every required scope (directly or through the hierarchy); false without a principal. */
 export function hasScopes(principal: Principal | undefined, required: Iterable<string>, hierarchy?: ScopeHierarchy): boolean {
   return principal !== undefined && missingScopes(principal, required, hierarchy).length === 0;
 }
@@ -64,6 +66,7 @@ export function requireScopes(...scopes: string[]): Authorizer {
   };
 }
 
+/** A decision on the calling principal, for `byPrincipal`. */
 export type PrincipalDecider = (
   principal: Principal,
   name: string,

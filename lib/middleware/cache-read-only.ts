@@ -23,6 +23,7 @@ import { canonicalJson } from '../canonical-json.js';
 import { booleanOption, positiveIntegerOption } from '../option-checks.js';
 import type { Middleware } from './types.js';
 
+/** Options of `cacheReadOnly`. */
 export interface CacheReadOnlyOptions {
   /** How long a result is served from the cache (default 60 000 ms). */
   ttlMs?: number | undefined;
@@ -77,6 +78,7 @@ function jsonOf(result: Record<string, unknown>): string | undefined {
   }
 }
 
+/** Middleware that answers a `tools/call` of a tool annotated `readOnlyHint: true` from a cache of its successful results, per caller, for `ttlMs` on the server's clock. */
 export function cacheReadOnly(options: CacheReadOnlyOptions = {}): Middleware {
   const ttlMs = positiveIntegerOption('cacheReadOnly.ttlMs', options.ttlMs, 60_000);
   const maxEntries = positiveIntegerOption('cacheReadOnly.maxEntries', options.maxEntries, 1000);

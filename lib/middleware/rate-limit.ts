@@ -19,6 +19,7 @@ import { callerKey } from './caller-key.js';
 import { objectOption, positiveIntegerOption } from '../option-checks.js';
 import type { Middleware } from './types.js';
 
+/** Options of `rateLimit`. */
 export interface RateLimitOptions {
   /** The budget of one caller: `calls` per `perMs` (default 60 per 60 000 ms). */
   perCaller?: { calls?: number; perMs?: number } | undefined;
@@ -73,6 +74,7 @@ class Buckets {
   }
 }
 
+/** Middleware that gives each caller a token bucket (`perCaller.calls` per `perCaller.perMs`); a call finding it empty answers `rate_limited` without running. */
 export function rateLimit(options: RateLimitOptions = {}): Middleware {
   const perCaller = objectOption('rateLimit.perCaller', options.perCaller);
   const calls = positiveIntegerOption('rateLimit.perCaller.calls', perCaller.calls, 60);

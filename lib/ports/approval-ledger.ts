@@ -27,6 +27,7 @@ import type { ApprovalCaps, ApprovalCounts, ApprovalHold } from '../approval-cou
 import { DeadlineQueue, type DeadlineEntry, type Expiring } from '../deadline-queue.js';
 import { addToIndex, removeFromIndex } from '../set-index.js';
 
+/** Whom an approval ticket is for: its holder and the fairness key it counts under. */
 export interface TicketRequest {
   /** Who may redeem it: the connection (stdio, WebSocket), else the peer or principal. */
   readonly holder: string;
@@ -34,6 +35,7 @@ export interface TicketRequest {
   readonly peer: string;
 }
 
+/** An MRTR approval ticket the ledger holds until its retry, its expiry or its eviction. */
 export interface ApprovalTicket extends TicketRequest {
   /** 128 random bits, base64url. */
   readonly ticketId: string;
@@ -43,6 +45,7 @@ export interface ApprovalTicket extends TicketRequest {
   readonly expiresAt: number;
 }
 
+/** The ledger's answer to `admit`: a ticket, or the cap that refused it. */
 export type TicketAdmission =
   | { readonly admitted: true; readonly ticket: ApprovalTicket }
   /** A cap refused it; `detail` is the deny detail (lib/deny-details.ts). */
@@ -59,10 +62,13 @@ export type TicketMiss =
   | { readonly reason: 'unknown' }
   | { readonly reason: 'unavailable'; readonly detail: string };
 
+/** The ledger's answer to `take`: the ticket (to exactly one of concurrent takes), or why not. */
 export type TicketTake = { readonly taken: true; readonly ticket: ApprovalTicket } | ({ readonly taken: false } & TicketMiss);
 
+/** The ledger's answer to `reissue`: a fresh ticket in the same slot, or why not. */
 export type TicketReissue = { readonly reissued: true; readonly ticket: ApprovalTicket } | ({ readonly reissued: false } & TicketMiss);
 
+/** The store of MRTR approval tickets (the `approvalLedger` option): in memory by default, on Redis in a cluster. Redeems each ticket exactly once. */
 export interface ApprovalLedger {
   /** One check-and-insert: a ticket for `request`, after evicting another by the fairness rule if that is its right; else the refusal. */
   admit(request: TicketRequest): Observable<TicketAdmission>;

@@ -26,15 +26,20 @@ import { logSafely } from '../guarded.js';
 import { stderrLogger, type Logger } from '../logger.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 
+/** The list-changed events of the bus. */
 export type ListChangedEventType = 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed';
 
+/** An event of the bus: a list change, or a resource updated. */
 export type BusEvent =
   | { readonly type: ListChangedEventType }
   | { readonly type: 'resource_updated'; readonly uri: string };
 
+/** A subscriber of the bus. */
 export type BusListener = (event: BusEvent) => void;
 
+/** Where list changes and resource updates are published and heard (the `eventBus` option); share one across servers or processes to share the changes. */
 export interface ServerEventBus {
+  /** Sends an event to every listener (and, on a shared bus, to the other processes). */
   publish(event: BusEvent): void;
   /** Returns the function that ends this subscription (idempotent). */
   subscribe(listener: BusListener): () => void;
@@ -42,6 +47,7 @@ export interface ServerEventBus {
   subscribeRemote?(listener: BusListener): () => void;
 }
 
+/** Options of `InMemoryEventBus`. */
 export interface InMemoryEventBusOptions {
   /** Where a throwing listener is reported; default pino on stderr (see lib/logger.ts). */
   readonly logger?: Logger | undefined;
@@ -61,6 +67,7 @@ export class InMemoryEventBus implements ServerEventBus {
     this.logger = options.logger;
   }
 
+  /** Calls every listener synchronously; one that throws is logged and does not stop the others. */
   publish(event: BusEvent): void {
     if (this.listeners.size === 0) return;
     for (const listener of [...this.listeners]) {

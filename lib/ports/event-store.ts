@@ -19,12 +19,14 @@
 import { Buffer } from 'node:buffer';
 
 
+/** One SSE event as stored: its id and data. */
 export interface StoredEvent {
   readonly id: string;
   /** The serialized JSON-RPC message, as sent in the event's `data`. */
   readonly data: string;
 }
 
+/** What a resume reads back: the stream it belongs to and the events after the client's `Last-Event-ID`. */
 export interface Replay {
   /** The stream the cursor belongs to. */
   readonly streamId: string;
@@ -32,6 +34,7 @@ export interface Replay {
   readonly events: readonly StoredEvent[];
 }
 
+/** Where the HTTP transport keeps SSE events so a GET with `Last-Event-ID` resumes a stream (the `eventStore` option). */
 export interface EventStore {
   /**
    * Records one event of `streamId` in `sessionId` and returns its id. `null`
@@ -52,6 +55,7 @@ export interface EventStore {
   readonly shared?: boolean;
 }
 
+/** Options of `InMemoryEventStore`: its bounds per session, in events and in bytes. */
 export interface InMemoryEventStoreOptions {
   /** Default 512. */
   readonly maxEventsPerSession?: number | undefined;
@@ -140,6 +144,7 @@ function seqOf(id: string): number {
   return at < 0 ? NaN : Number(id.slice(at + 1));
 }
 
+/** The default `EventStore`: SSE events in memory, bounded per session, in count and in bytes. */
 export class InMemoryEventStore implements EventStore {
   private readonly maxEventsPerSession: number;
   private readonly maxEvents: number;

@@ -19,15 +19,19 @@
  */
 import { AsyncSubject, NEVER, catchError, concat, concatMap, from, of, take, using, type ObservableInput, type Observable, type Unsubscribable } from 'rxjs';
 
+/** Which cluster-wide cap refused a permit. */
 export type PermitScope = 'cluster' | 'principal';
 
+/** A permit pool's answer: granted, or refused with the cap's scope. */
 export type PermitAnswer = { readonly granted: true } | { readonly granted: false; readonly scope: PermitScope };
 
+/** In-flight caps shared with other processes (the `clusterPermits` option), asked after this process's own bounds. */
 export interface PermitPool {
   /** One permit for one call of `owner`; see the contract above. */
   permit(owner: string): Observable<PermitAnswer>;
 }
 
+/** The granted answer, shared. */
 export const PERMIT_GRANTED: PermitAnswer = Object.freeze({ granted: true });
 const BUSY: Readonly<Record<PermitScope, PermitAnswer>> = Object.freeze({
   cluster: Object.freeze({ granted: false, scope: 'cluster' }),

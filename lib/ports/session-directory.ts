@@ -21,6 +21,7 @@ export interface SessionRoute {
   readonly url: string;
 }
 
+/** Where legacy sessions live in a cluster (the HTTP `sessionDirectory` option): this node's id, the relay key, and where another node is reached. */
 export interface SessionDirectory {
   /** This node's name in the deployment: letters, digits, `_` and `-`. */
   readonly nodeId: string;

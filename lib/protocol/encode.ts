@@ -84,6 +84,7 @@ function hasReplyKeysInOrder(message: object): boolean {
   return at === REPLY_KEYS.length;
 }
 
+/** A message as JSON text; never throws (a reply that cannot be serialised becomes an internal error for its id; `null` for a notification that cannot be sent). */
 export function encodeMessage(message: OutboundMessage): string | null {
   try {
     const text = (typeof message === 'object' && message !== null ? framedReplyText(message) : undefined) ?? JSON.stringify(message);

@@ -30,8 +30,10 @@ export interface JsonRpcErrorResponse {
   error: JsonRpcErrorObject;
 }
 
+/** A JSON-RPC response: a result or an error. */
 export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
 
+/** A JSON-RPC request. */
 export interface JsonRpcRequest {
   jsonrpc: '2.0';
   id: JsonRpcId;
@@ -39,6 +41,7 @@ export interface JsonRpcRequest {
   params?: Record<string, unknown>;
 }
 
+/** A JSON-RPC notification. */
 export interface JsonRpcNotification {
   jsonrpc: '2.0';
   method: string;

@@ -18,6 +18,7 @@ export type Era = 'legacy' | 'modern';
 /** The stateless revisions this server serves, newest first. Never mixed with the legacy list (versions.ts). */
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
 
+/** A modern (2026-07-28 and later) protocol revision this server serves. */
 export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
 
 /** The reserved `_meta` keys of the modern envelope and of modern results. */

@@ -7,6 +7,7 @@ export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03
 
 export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 
+/** The newest legacy protocol revision this server speaks: what `initialize` answers when the client names one it does not. */
 export const LATEST_PROTOCOL_VERSION: ProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
 
 export function isSupportedProtocolVersion(value: unknown): value is ProtocolVersion {

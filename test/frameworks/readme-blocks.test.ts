@@ -1,5 +1,5 @@
 /**
- * The README's "Use with Express / Fastify / Hono / Bun" section compiles:
+ * The "Use with Express / Fastify / Hono / Bun" section of docs/transports.md compiles:
  * its ```ts blocks are written to a folder inside the repository (so
  * `rxmcp/...` resolves through the package's own `exports` to the built
  * `dist/`, as it would for a user) and the repository's tsc checks them. A
@@ -38,7 +38,7 @@ function tsc(project: string): Promise<{ code: number; output: string }> {
 
 test('the framework section\'s code blocks compile against the built package', async () => {
   expect(existsSync(join(ROOT, 'dist/transports/frameworks/express.d.ts')), 'run `npm run build` first (npm test does)').toBe(true);
-  const blocks = tsBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'), HEADING);
+  const blocks = tsBlocks(readFileSync(join(ROOT, 'docs/transports.md'), 'utf8'), HEADING);
   expect(blocks.length).toBeGreaterThanOrEqual(5);
   const dir = mkdtempSync(join(ROOT, '.tmp-readme-frameworks-'));
   try {

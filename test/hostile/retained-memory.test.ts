@@ -17,7 +17,7 @@ import { describe, expect, test } from 'vitest';
 const MiB = 1024 * 1024;
 const FIXTURE = fileURLToPath(new URL('./fixtures/retained-memory.mjs', import.meta.url));
 
-/** The ceilings, in bytes of heap still held after gc() (also in the README). */
+/** The ceilings, in bytes of heap still held after gc() (also in docs/options.md, Registry options). */
 const CEILINGS = {
   /** 48 initializes with 128 KiB of `{},` each, table capped at 32: the projection is a few objects per entry. */
   capabilities: 8 * MiB,

@@ -5,11 +5,10 @@
  * mentions, are warned once through the server's logger (at start, and per
  * tool for tools registered later).
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { allowlist, ConfigError, Registry, type AuthorizationContext } from '../../lib/index.js';
 import { NOT_CONNECTED, ELICITING, Peer, deniedResult, makeServer, rpc, settle } from '../contract/helpers.js';
-import { compileCodeBlocks, readmeCodeBlocks } from '../helpers/readme-blocks.js';
+import { compileCodeBlocks, docCodeBlocks } from '../helpers/readme-blocks.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 
 const quiet = () => 'ok';
@@ -115,10 +114,9 @@ describe('an allowlist that matches nothing is said, once', () => {
   });
 });
 
-describe('the README', () => {
-  test('its Authorization section (a custom authorizer naming the note) and its API tour compile', async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const blocks = [...readmeCodeBlocks(readme, 'Authorization'), ...readmeCodeBlocks(readme, 'API tour')];
+describe('the guides', () => {
+  test('the Authorization section (a custom authorizer naming the note) and the API tour compile', async () => {
+    const blocks = [...docCodeBlocks('docs/authorization.md', 'Authorization'), ...docCodeBlocks('docs/tools-and-handlers.md', 'API tour')];
     expect(blocks.some((block) => block.code.includes('const authorizer: Authorizer'))).toBe(true);
     expect(await compileCodeBlocks('authorization', blocks)).toEqual([]);
   }, 120_000);

@@ -1,5 +1,5 @@
 /**
- * Issue 21.3: the desktop-client story. The README's `mcpServers` entries
+ * Issue 21.3: the desktop-client story. The `mcpServers` entries of docs/cli.md
  * work from any working directory; what the README says to run for stdio
  * puts nothing but JSON-RPC on stdout; console.log in a handler cannot
  * corrupt the wire (it goes to stderr while serveStdio owns stdout, and is
@@ -22,6 +22,7 @@ import { REPO_ROOT } from '../helpers/tsc.js';
 import { settle } from '../contract/helpers.js';
 
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+const CLI_GUIDE = readFileSync(join(REPO_ROOT, 'docs/cli.md'), 'utf8');
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const elsewhere = mkdtempSync(join(tmpdir(), 'rxmcp-desktop-'));
 afterAll(() => rmSync(elsewhere, { recursive: true, force: true }));
@@ -62,14 +63,16 @@ function wireOnly(stdout: string): Record<string, unknown>[] {
   });
 }
 
-/** The ```json blocks under a README heading, parsed. */
+/** The ```json blocks under a heading of docs/cli.md, parsed. */
 function jsonBlocks(heading: string): Array<{ mcpServers: Record<string, { command: string; args: string[] }> }> {
-  const start = README.indexOf(`## ${heading}\n`);
-  const section = README.slice(start, README.indexOf('\n## ', start + 3));
+  const start = CLI_GUIDE.indexOf(`## ${heading}\n`);
+  if (start < 0) throw new Error(`docs/cli.md has no "${heading}"`);
+  const end = CLI_GUIDE.indexOf('\n## ', start + 3);
+  const section = CLI_GUIDE.slice(start, end === -1 ? undefined : end);
   return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
 }
 
-describe("the README's desktop-client entries, from a working directory that is not the project", () => {
+describe("the guide's desktop-client entries, from a working directory that is not the project", () => {
   const [demoEntry, ownEntry] = jsonBlocks('Desktop clients (Claude Desktop, Cursor, VS Code)');
   const placeholders: ReadonlyArray<readonly [string, string]> = [
     ['/absolute/path/to/node', process.execPath],

@@ -2,13 +2,12 @@
  * Issue 21.5: rxmcp's option types under `exactOptionalPropertyTypes: true`,
  * TypeScript 7's `tsc --init` default. An application that passes its own
  * possibly-undefined settings straight through must compile, and so must the
- * README's servers; the run time already took `undefined` as "the default".
+ * servers of the README and the guides; the run time already took `undefined` as "the default".
  * Compiled against the built types (dist/), as a user's project is.
  */
-import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { createServer } from '../../lib/index.js';
-import { compileCodeBlocks, readmeCodeBlocks } from '../helpers/readme-blocks.js';
+import { compileCodeBlocks, docCodeBlocks } from '../helpers/readme-blocks.js';
 import { runTsc } from '../helpers/tsc.js';
 
 const STRICT = { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
@@ -19,10 +18,17 @@ test('an application passing T | undefined settings to createServer, sleep, serv
   expect(run.exitCode).toBe(0);
 }, 120_000);
 
-test("the README's servers compile under exactOptionalPropertyTypes", async () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const sections = ['Install', 'API tour', 'Authorization', 'Typed tools', 'Embedding in a reactive app', 'Testing your server'];
-  const blocks = sections.flatMap((heading) => readmeCodeBlocks(readme, heading));
+test("the servers of the README and the guides compile under exactOptionalPropertyTypes", async () => {
+  const sections = [
+    ['README.md', 'Install'],
+    ['README.md', 'A first server'],
+    ['docs/tools-and-handlers.md', 'API tour'],
+    ['docs/authorization.md', 'Authorization'],
+    ['docs/tools-and-handlers.md', 'Typed tools'],
+    ['docs/reactive.md', 'Embedding in a reactive app'],
+    ['docs/testing.md', 'Testing your server'],
+  ] as const;
+  const blocks = sections.flatMap(([file, heading]) => docCodeBlocks(file, heading));
   expect(blocks.length).toBeGreaterThanOrEqual(sections.length);
   expect(await compileCodeBlocks('strict-optional', blocks, STRICT)).toEqual([]);
 }, 120_000);

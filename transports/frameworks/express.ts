@@ -11,6 +11,8 @@
  *
  * Express is not imported: the handler's types are node's, which Express's
  * request and response extend.
+ *
+ * @module rxmcp/express
  */
 import type { McpServer } from '../../streams/mcp-server.js';
 import { createHttpHandler, type HttpHandler } from '../http/handler.js';
@@ -19,6 +21,7 @@ import type { HttpHandlerOptions } from '../http/options.js';
 export type { HttpHandler, HttpHandlerStats, NextFunction } from '../http/handler.js';
 export type { HttpHandlerOptions } from '../http/options.js';
 
+/** The HTTP transport as Express 5 middleware: it serves its own paths and calls `next()` for the others. */
 export function createExpressHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
   return createHttpHandler(server, options);
 }

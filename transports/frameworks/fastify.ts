@@ -11,6 +11,8 @@
  * in the transport's JSON-RPC shapes. Closing the app ends the sessions.
  *
  * Only Fastify's types are imported: nothing of it is loaded by this module.
+ *
+ * @module rxmcp/fastify
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseError, transportRefusal } from '../../lib/errors.js';
@@ -24,10 +26,12 @@ import { createHttpRouter, type HttpHandlerStats } from '../http/router.js';
 export type { HttpHandlerOptions } from '../http/options.js';
 export type { HttpHandlerStats } from '../http/router.js';
 
+/** A Fastify 5 plugin serving the HTTP transport's routes under its prefix. */
 export interface FastifyMcpPlugin {
   (instance: FastifyInstance): Promise<void>;
   /** Ends every session and stream (closing the app does it too). */
   close(): void;
+  /** Its sessions and open streams. */
   stats(): HttpHandlerStats;
   readonly options: ResolvedHttpOptions;
 }
@@ -52,6 +56,7 @@ function bodyRefusal(error: FastifyError, maxBytes: number): { status: number; b
   }
 }
 
+/** The HTTP transport as a Fastify 5 plugin: `app.register(createFastifyPlugin(server), { prefix })`. */
 export function createFastifyPlugin(server: McpServer, options: HttpHandlerOptions = {}): FastifyMcpPlugin {
   const router = createHttpRouter<FastifyRequest>(server, options, readFastifyBody);
   const { endpoint, healthPath, ssePath, messagesPath, maxBodyBytes } = router.options;

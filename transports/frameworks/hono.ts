@@ -10,6 +10,8 @@
  * cache.
  *
  * Only Hono's types are imported: nothing of it is loaded by this module.
+ *
+ * @module rxmcp/hono
  */
 import type { HonoRequest, MiddlewareHandler } from 'hono';
 import type { McpServer } from '../../streams/mcp-server.js';
@@ -20,9 +22,11 @@ import type { HttpHandlerStats } from '../http/router.js';
 export type { HttpHandlerOptions } from '../http/options.js';
 export type { HttpHandlerStats } from '../http/router.js';
 
+/** Hono middleware serving the HTTP transport, with `close()` and `stats()`. */
 export interface HonoMcpHandler extends MiddlewareHandler {
   /** Ends every session (their connections to the server) and every stream. */
   close(): void;
+  /** Its sessions and open streams. */
   stats(): HttpHandlerStats;
   readonly options: ResolvedHttpOptions;
 }
@@ -36,6 +40,7 @@ async function bodyReadBefore(req: HonoRequest): Promise<unknown> {
   }
 }
 
+/** The HTTP transport as Hono 4 middleware, over the fetch handler. */
 export function createHonoHandler(server: McpServer, options: HttpHandlerOptions = {}): HonoMcpHandler {
   const handler = createFetchHandler(server, options);
   const middleware = (async (c, next) => {

@@ -17,6 +17,7 @@ import { FetchResponseSink } from './fetch-sink.js';
 import type { HttpHandlerOptions, ResolvedHttpOptions } from './options.js';
 import { createHttpRouter, type HttpHandlerStats } from './router.js';
 
+/** Options of one `handler.handle(request, options)`: a body already read, and the client's address. */
 export interface FetchHandleOptions {
   /** The request's body as something before the handler read it: its text, bytes, or the parsed JSON value. */
   readonly body?: unknown | undefined;
@@ -29,6 +30,7 @@ export interface FetchHandleOptions {
   readonly remoteAddress?: string | undefined;
 }
 
+/** The HTTP transport as a fetch handler, `(request) => Promise<Response>`, with `serves`, `handle`, `close` and `stats`. */
 export interface FetchHandler {
   (request: Request): Promise<Response>;
   /** Whether the request's path is one of the handler's; middleware leaves the others to the app. */
@@ -37,6 +39,7 @@ export interface FetchHandler {
   handle(request: Request, options?: FetchHandleOptions): Promise<Response>;
   /** Ends every session (their connections to the server) and every stream. */
   close(): void;
+  /** Its sessions and open streams. */
   stats(): HttpHandlerStats;
   readonly options: ResolvedHttpOptions;
 }
@@ -51,6 +54,7 @@ function headersOf(request: Request, url: URL): Record<string, string> {
   return headers;
 }
 
+/** The HTTP transport (Streamable HTTP, legacy HTTP+SSE, the health check) as a web-standard fetch handler, for Bun, Deno and other fetch runtimes. */
 export function createFetchHandler(server: McpServer, options: HttpHandlerOptions = {}): FetchHandler {
   const router = createHttpRouter<FetchRequest>(server, options, readFetchBody);
 

@@ -22,10 +22,12 @@ export type { HttpHandlerStats } from './router.js';
 /** Express's `next`: called (with no argument) for a request this handler leaves to the app. */
 export type NextFunction = (error?: unknown) => void;
 
+/** A `node:http` request handler serving the HTTP transport, usable as middleware (`handler(req, res, next)`), with `close()` and `stats()`. */
 export interface HttpHandler {
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
   /** Ends every session (their connections to the server) and every stream. */
   close(): void;
+  /** Its sessions and open streams. */
   stats(): HttpHandlerStats;
   readonly options: ResolvedHttpOptions;
 }
@@ -68,6 +70,7 @@ export function locateNodeRequest(router: HttpRouter<NodeRequest>, req: MountedR
   return undefined;
 }
 
+/** The HTTP transport as a `node:http` handler: Streamable HTTP on `endpoint` (default `/mcp`), legacy HTTP+SSE on `/sse` and `/messages`, and `/health`. Refuses to start past the network boot guard. */
 export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
   const router = createHttpRouter<NodeRequest>(server, options, readNodeBody);
   const { endpoint, healthPath, ssePath, messagesPath } = router.options;

@@ -20,7 +20,7 @@ export interface HttpHandlerOptions extends TransportAuthOptions {
   healthPath?: string | null | undefined;
   /** The 2024-11-05 HTTP+SSE transport on the same handler; `false` turns it off. Default on at `/sse` and `/messages`. */
   legacySse?: boolean | { ssePath?: string | undefined; messagesPath?: string | undefined } | undefined;
-  /** Live sessions (both transports together); a full table evicts fairly (see README), then refuses with 503. Default 1024. */
+  /** Live sessions (both transports together); a full table evicts fairly (see docs/transports.md), then refuses with 503. Default 1024. */
   maxSessions?: number | undefined;
   /**
    * One owner's share of maxSessions (the principal's when authenticated, else the peer's); an owner past it makes room from

@@ -41,6 +41,7 @@ import { peerOf } from '../peer.js';
 import { RELAY_HEADER, RelayVerifier, relayRequest, signRelay } from './relay.js';
 import { ownerNodeOf, sessionIdOf } from '../../lib/ports/session-directory.js';
 
+/** What the HTTP transport holds: its sessions and open streams. */
 export interface HttpHandlerStats {
   readonly sessions: number;
   /** SSE responses currently open, on both transports. */

@@ -20,6 +20,7 @@ import { resolveConnectionLimits, takeConnectionLimitOptions, type ConnectionLim
 import { createHttpHandler, type HttpHandler } from './handler.js';
 import type { HttpHandlerOptions } from './options.js';
 
+/** Options of `serveHttp`: the HTTP handler's options, the port and host, and the socket limits of the listener. */
 export interface ServeHttpOptions extends HttpHandlerOptions, ConnectionLimitOptions {
   /** Default 0: an ephemeral port (read it from the returned `port` or `url`). */
   port?: number | undefined;
@@ -33,6 +34,7 @@ export interface ServeHttpOptions extends HttpHandlerOptions, ConnectionLimitOpt
   resource?: string | undefined;
 }
 
+/** A listening HTTP transport: its URLs, port, `node:http` server and handler, and `close()`. */
 export interface HttpServerHandle {
   /** The streamable HTTP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   readonly url: string;
@@ -42,6 +44,7 @@ export interface HttpServerHandle {
   readonly port: number;
   readonly httpServer: Server;
   readonly handler: HttpHandler;
+  /** Ends every session and stream, then closes the listener. */
   close(): Promise<void>;
 }
 
@@ -51,6 +54,7 @@ function urlHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
+/** Listens with the HTTP transport (default `127.0.0.1`, port 0). */
 export async function serveHttp(server: McpServer, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
   const [limitOptions, { port = 0, host = '127.0.0.1', ...handlerOptions }] = takeConnectionLimitOptions(options);
   const limits = resolveConnectionLimits(limitOptions);

@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { normalizeHostname } from './options.js';
 
+/** The WebSocket subprotocol of MCP. */
 export const MCP_SUBPROTOCOL = 'mcp';
 
 export type HandshakeVerdict = { readonly ok: true } | { readonly ok: false; readonly status: number; readonly reason: string };

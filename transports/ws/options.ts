@@ -14,6 +14,7 @@ import { AUTH_OPTION_NAMES, resolveTransportAuth, type ResolvedAuth, type Transp
 import { trustedProxyHeaderOption } from '../peer.js';
 import { unknownOptionMessage } from '../../lib/did-you-mean.js';
 
+/** The host names always accepted as loopback. */
 export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /**
@@ -56,6 +57,7 @@ interface CommonOptions extends TransportAuthOptions {
   env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
+/** Options of `serveWebSocket` attached to an existing `node:http` server. */
 export interface AttachWebSocketOptions extends CommonOptions {
   /** An http or https server someone else listens with; only upgrades for `path` are handled. */
   server: HttpServer | HttpsServer;
@@ -73,6 +75,7 @@ export interface ListenWebSocketOptions extends CommonOptions, ConnectionLimitOp
   path?: string | undefined;
 }
 
+/** Options of `serveWebSocket`: attached to a server, or listening on its own. */
 export type ServeWebSocketOptions = AttachWebSocketOptions | ListenWebSocketOptions;
 
 export interface ResolvedWebSocketOptions {

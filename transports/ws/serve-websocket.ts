@@ -32,6 +32,7 @@ import { resolveWebSocketOptions, type ResolvedWebSocketOptions, type ServeWebSo
 import { OutboundBudget } from './outbound-budget.js';
 import { serveSocket, type SocketConnection } from './socket-connection.js';
 
+/** A WebSocket transport being served: its URL, its connections, the bytes it holds unsent, and `close()`. */
 export interface WebSocketTransport {
   /** ws:// (or wss://) URL of the endpoint, once its server listens. */
   readonly url: string | undefined;
@@ -39,6 +40,7 @@ export interface WebSocketTransport {
   readonly connections: number;
   /** Outbound bytes the open sockets hold unsent (what maxTotalBufferedBytes bounds). */
   readonly bufferedBytes: number;
+  /** Closes every socket and, when it listens on its own, the listener. */
   close(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ function ownHttpServer(server: McpServer, resolved: ResolvedWebSocketOptions): H
   });
 }
 
+/** Serves MCP over WebSocket (subprotocol `mcp`, one JSON-RPC message per text frame, one connection per socket), attached to a server or listening on its own. */
 export async function serveWebSocket(server: McpServer, options: ServeWebSocketOptions): Promise<WebSocketTransport> {
   const resolved: ResolvedWebSocketOptions = resolveWebSocketOptions(options);
   assertNetworkBootAllowed(server, { requireAuthorization: resolved.requireAuthorization, env: resolved.env, transport: 'WebSocket' });
