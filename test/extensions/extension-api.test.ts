@@ -106,3 +106,26 @@ describe('what createServer refuses', () => {
     expect(refusal([{ id: 'com.example/a', methods: { 'x/y': {} } }])).toThrow(/handler/);
   });
 });
+
+describe('the spine around an extension method', () => {
+  test('the middleware sees it as an admitted call, and events$ reports call_completed (error code included)', async () => {
+    const seen: string[] = [];
+    const s = server(undefined, {
+      middleware: [() => (call) => (reply$) => {
+        seen.push(`${call.method} ${JSON.stringify(call.arguments)}`);
+        return reply$;
+      }],
+    });
+    const events: Array<{ type: string; method?: string; outcome?: string; errorCode?: number }> = [];
+    const subscription = s.events$.subscribe((event) => events.push(event as (typeof events)[number]));
+    expect(await s.handleMessage(modernRpc(1, 'notes/count', { folder: 'inbox' }, { capabilities: declaring }))).toMatchObject({ result: { count: 2 } });
+    await s.handleMessage(modernRpc(2, 'notes/count'));
+    subscription.unsubscribe();
+    expect(seen).toEqual(['notes/count {"folder":"inbox"}']);
+    const completed = events.filter((e) => e.type === 'call_completed' && e.method === 'notes/count');
+    expect(completed.map((e) => [e.outcome, e.errorCode])).toEqual([
+      ['ok', undefined],
+      ['error', -32021],
+    ]);
+  });
+});
