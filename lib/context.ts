@@ -43,6 +43,13 @@ export interface CallContext extends AuthorizationContext {
   /** The protocol era this request is served under. */
   readonly era: Era;
   /**
+   * Whether the client declared the extension `id` (lib/extension.ts) for
+   * this request: a modern request's `clientCapabilities.extensions[id]`, a
+   * legacy connection's `initialize` capabilities. Only the server's own
+   * extensions are remembered for a legacy connection, so any other id is false there.
+   */
+  clientDeclares(extensionId: string): boolean;
+  /**
    * A modern request's envelope: its protocol version, the capabilities the
    * client declared for this request (adapt to them rather than fail), and
    * its self-reported clientInfo and log level. Undefined on legacy requests.

@@ -283,6 +283,32 @@ export class ResourceNotFoundError extends Error {
   override name = 'ResourceNotFoundError';
 }
 
+/**
+ * Thrown by an extension method's handler (lib/extension.ts) for a JSON-RPC
+ * error of the method's own, e.g. `new ExtensionError(-32602, 'Skill not
+ * found: ...', { uri })`: answered with exactly that code, message and data.
+ */
+export class ExtensionError extends Error {
+  override name = 'ExtensionError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** An extension method's error reply, from the ExtensionError its handler threw. */
+export function extensionErrorReply(id: JsonRpcId, error: ExtensionError): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(error.code, error.message, error.data));
+}
+
+/** -32021 for a method of an extension the client did not declare, naming it in `requiredCapabilities.extensions`. */
+export function extensionNotDeclared(id: JsonRpcId, extensionId: string, method: string): JsonRpcErrorResponse {
+  return missingClientCapability(id, { extensions: { [extensionId]: {} } }, `extension ${extensionId} (for ${method})`);
+}
+
 /** A reply the server could not serialise (a BigInt, a cycle): the request still gets an answer. */
 export function internalError(id: JsonRpcId, detail: string): JsonRpcErrorResponse {
   return errorResponse(id, errorObject(INTERNAL_ERROR, `Internal error: ${detail}`));

@@ -21,6 +21,7 @@ import { isSensitiveTool } from './tool-def.js';
 import { PACKAGE_VERSION } from './version.js';
 import { isPermitPool, type PermitPool } from './ports/permits.js';
 import { unknownOptionMessage } from './did-you-mean.js';
+import { resolveExtensions, type Extension } from './extension.js';
 
 /** `'configured'` when a person chose the authorizer (only then is `authorizationConfigured()` true), `'default'` for a framework's fallback. */
 export type AuthorizerSource = 'configured' | 'default';
@@ -116,6 +117,12 @@ export interface ServerOptions extends ListenOptions {
    * `Error: callback_crashed: <name>: <message>` (at most 1000 characters).
    */
   exposeErrors?: ExposeErrors | undefined;
+  /**
+   * Protocol extensions this server speaks (lib/extension.ts): each declared
+   * under `capabilities.extensions[id]` in initialize and server/discover,
+   * its methods served on the eras it names. Default none.
+   */
+  extensions?: readonly Extension[] | undefined;
 }
 
 export interface ResolvedOptions extends ResolvedListenOptions {
@@ -158,6 +165,8 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   askWithoutElicitation: AskWithoutElicitation;
   clusterPermits: PermitPool | undefined;
   exposeErrors: ExposeErrors;
+  /** Validated for shape here; against the built-in methods by the server (streams/extensions/extension-table.ts). */
+  extensions: readonly Extension[];
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -168,7 +177,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', 'approvalLedger',
   'askWithoutElicitation', ...LISTEN_OPTION_NAMES,
-  'clusterPermits', 'exposeErrors',
+  'clusterPermits', 'exposeErrors', 'extensions',
 ]);
 
 function optionalFunction<T>(option: string, value: unknown): T | null {
@@ -307,6 +316,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     askWithoutElicitation: resolveAskWithoutElicitation(options.askWithoutElicitation),
     clusterPermits: options.clusterPermits,
     exposeErrors: resolveExposeErrors(options.exposeErrors),
+    extensions: resolveExtensions(options.extensions, () => false),
     ...resolveListenOptions(options, logger),
   };
   refuseUnguardedSensitiveTools(resolved);

@@ -10,6 +10,13 @@
 // RESULTS_DIR is the suite's -o directory (checks.json per scenario, read for
 // the warning count).
 //
+// Scenarios that must really run (NOT_SKIPPABLE): an extension scenario reports every
+// check SKIPPED when the server does not declare the extension, which the summary
+// counts as a pass. For these, a run that has them fails when any of their checks
+// is SKIPPED (read from checks.json), and a run listed for them fails when it
+// lacks them: the Skills scenarios pass because rxmcp serves Skills, not because
+// the suite found nothing to check.
+//
 // Prints one line, "conformance RUN: P passed, F failed (W warnings)", with
 // the unscored counts for a requirements run and the expected-failure count,
 // then one line per surprise. Exit 1 on an unexpected failure, an unexpected
@@ -74,6 +81,21 @@ function countWarnings(dir) {
   return warnings;
 }
 
+/** Scenario -> the runs that must have it; a SKIPPED check of it fails any run that has it. */
+const NOT_SKIPPABLE = new Map([
+  ['sep-2640-skills-enumeration', ['0.2-all']],
+  ['sep-2640-skills-directory', ['0.2-all']],
+  ['sep-2640-skills-manifest', ['0.2-all']],
+]);
+
+/** The checks of one scenario's result directory (server-SCENARIO-TIMESTAMP/checks.json); undefined when there is none. */
+function scenarioChecks(dir, scenario) {
+  if (!fs.existsSync(dir)) return undefined;
+  const entry = fs.readdirSync(dir).find((name) => name.startsWith(`server-${scenario}-`) && /\d{4}-\d{2}-\d{2}T/.test(name.slice(`server-${scenario}-`.length)));
+  const file = entry === undefined ? undefined : path.join(dir, entry, 'checks.json');
+  return file !== undefined && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined;
+}
+
 let expected;
 try {
   expected = readExpected(expectedFile).get(run) ?? new Map();
@@ -96,6 +118,21 @@ for (const [name, { passed, scored }] of scenarios) {
   if (!passed && reason === undefined) surprises.push(`UNEXPECTED FAILURE: ${name}`);
   if (passed && reason !== undefined) surprises.push(`UNEXPECTED PASS: ${name} (listed: ${reason}); take it off the list`);
   if (!passed && reason !== undefined) count.expectedFailed += 1;
+}
+for (const [name, runs] of NOT_SKIPPABLE) {
+  if (!scenarios.has(name)) {
+    if (runs.includes(run)) surprises.push(`MISSING: ${name} must run in ${run}`);
+    continue;
+  }
+  const checks = scenarioChecks(resultsDir, name);
+  if (checks === undefined) {
+    surprises.push(`NO CHECKS: ${name} has no checks.json in ${resultsDir}, so whether it was skipped cannot be told`);
+    continue;
+  }
+  const skipped = checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id);
+  if (checks.length === 0 || skipped.length > 0) {
+    surprises.push(`SKIPPED: ${name} must pass, not be skipped (${skipped.length === 0 ? 'no checks' : skipped.join(', ')})`);
+  }
 }
 for (const name of expected.keys()) {
   if (!scenarios.has(name)) surprises.push(`STALE ENTRY: ${name} is listed for ${run} but the run has no such scenario`);

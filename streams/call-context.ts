@@ -18,6 +18,8 @@ import { untilAborted } from '../lib/until-aborted.js';
 import { isPlainObject, notification, type JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import type { Era, ModernRequest } from '../lib/protocol/modern.js';
 import type { CompletionContext } from '../lib/resource-def.js';
+import type { ExtensionCallContext } from '../lib/extension.js';
+import { clientDeclares } from './extensions/client-declares.js';
 import { askConcurrently } from './ask-inputs.js';
 import { supportsFormElicitation, type ClientCapabilities } from './state/capability-table.js';
 import type { LazyAbort } from './lazy-abort.js';
@@ -132,6 +134,10 @@ class RequestCallContext implements CallContext {
     return this.#abort.signal;
   }
 
+  clientDeclares(extensionId: string): boolean {
+    return clientDeclares(this.#core, this.#scope, extensionId);
+  }
+
   get scheduler(): SchedulerLike {
     return this.#core.options.scheduler;
   }
@@ -183,6 +189,23 @@ class CompletionCallContext extends RequestCallContext implements CompletionCont
     super(core, scope, abort);
     this.arguments = chosen;
   }
+}
+
+/** An extension method's context: the call's, plus its extension and whether the client declared it. */
+class ExtensionMethodContext extends RequestCallContext implements ExtensionCallContext {
+  constructor(
+    core: ServerCore,
+    scope: RequestScope,
+    abort: LazyAbort,
+    readonly extensionId: string,
+    readonly declared: boolean,
+  ) {
+    super(core, scope, abort);
+  }
+}
+
+export function extensionCallContext(core: ServerCore, scope: RequestScope, abort: LazyAbort, extensionId: string, declared: boolean): ExtensionCallContext {
+  return new ExtensionMethodContext(core, scope, abort, extensionId, declared);
 }
 
 export function callContext(core: ServerCore, scope: RequestScope, abort: LazyAbort): CallContext {

@@ -32,6 +32,8 @@ import { DeadlineQueue } from '../lib/deadline-queue.js';
 import type { EraDecision } from '../lib/protocol/classified.js';
 import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith } from './stages/decide-era.js';
 import { ListenHub } from './state/listen-hub.js';
+import { ExtensionTable } from './extensions/extension-table.js';
+import { LEGACY_METHODS, MODERN_METHODS } from './methods/tables.js';
 import { accepts, outbox } from './outbox.js';
 import { ParkingLot, type ParkedApproval } from './state/parking.js';
 import { approvalCounts, approvalDeps } from './state/approval-setup.js';
@@ -166,10 +168,12 @@ export class McpServer {
     const events = new Subject<ServerEvent>();
     this.events$ = events.asObservable();
     this.connections = new Connections((state) => this.connectionGone(state));
+    const extensions = new ExtensionTable(this.options.extensions, (method) => LEGACY_METHODS.has(method) || MODERN_METHODS.has(method));
     const capabilities = new CapabilityTable(
       this.options.maxClientCapabilities,
       (connId) => this.connections.isLive(connId),
       (event) => events.next(event),
+      extensions.ids,
     );
     // Legacy parked calls and modern approval tickets share one set of caps and one fairness rule.
     const counts = approvalCounts(this.options);
@@ -206,7 +210,10 @@ export class McpServer {
         this.options.logger,
         () => this.connections.subscriptions,
       ),
+      extensions,
     };
+    // An extension that serves resources, tools or prompts registers them before the server serves.
+    for (const extension of this.options.extensions) extension.setup?.(this.registry);
     this.stats$ = statsStream(() => this.stats(), this.options.statsIntervalMs, this.options.scheduler);
     this.connections$ = snapshots(this.connections.changes$, () => this.connections.list(), this.options.scheduler);
     this.parked$ = snapshots(this.core.parking.changes$, () => this.core.parking.list(), this.options.scheduler);
@@ -224,6 +231,15 @@ export class McpServer {
           .subscribe(() => this.notify(LIST_CHANGED[kind])),
       );
     }
+  }
+
+  /**
+   * Whether a modern (2026-07-28) request for `method` has a handler on this
+   * server: a built-in method, or one of its extensions'. The Streamable
+   * HTTP era classifier answers 404/-32601 for anything else.
+   */
+  servesModernMethod(method: string): boolean {
+    return MODERN_METHODS.has(method) || this.core.extensions.hasModern(method);
   }
 
   /**

@@ -3,11 +3,13 @@
  * and prompts the official conformance suite's server scenarios call
  * (`@modelcontextprotocol/conformance`, `--suite all`), each answering what
  * its scenario documents (0.1.16, and 0.2.0-alpha.12 with its 2026-07-28
- * scenarios: the input-required, stateless-diagnostic and schema tools). Authorization is chosen, not defaulted: everything
+ * scenarios: the input-required, stateless-diagnostic and schema tools), and the Skills
+ * extension with one skill (skills.ts) for its sep-2640-skills-* scenarios. Authorization is chosen, not defaulted: everything
  * is allowed, explicitly, so the network boot guards let it serve.
  */
 import { asyncScheduler } from 'rxjs';
-import { allowAll, createServer, Registry, type McpServer, type ServerOptions } from '../../lib/index.js';
+import { allowAll, createServer, Registry, skillsExtension, type McpServer, type ServerOptions } from '../../lib/index.js';
+import { everythingSkills } from './skills.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerInputRequiredTools } from './input-required-tools.js';
@@ -41,5 +43,6 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
     authorizer: allowAll(),
     authorizerSource: 'configured',
     readAuthorizer: allowAll(),
+    extensions: [skillsExtension(everythingSkills()), ...(serverOptions.extensions ?? [])],
   });
 }

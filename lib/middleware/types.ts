@@ -18,8 +18,12 @@ import type { Logger } from '../logger.js';
 import type { JsonRpcErrorObject, JsonRpcId } from '../protocol/jsonrpc.js';
 import type { ToolDef } from '../tool-def.js';
 
-/** The methods whose calls pass through the middleware: the callbacks a registry serves. */
-export type AdmittedMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
+/**
+ * The methods whose calls pass through the middleware: the callbacks a
+ * registry serves, and any method an extension adds (lib/extension.ts), by
+ * its own name (`skills/get`, ...).
+ */
+export type AdmittedMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete' | (string & {});
 
 /**
  * A call's reply without its JSON-RPC envelope: the result, or the error.

@@ -1,6 +1,6 @@
 /**
  * route: each decided message to what answers it. A request goes to its
- * era's method (methods/tables.ts), whose reply stream is what comes out:
+ * era's method (methods/tables.ts, then the server's extensions'), whose reply stream is what comes out:
  * that method's own stages (admit and work in a worker, authorize, park or
  * ask, run) inside, its era's encoding and the call's telemetry around it
  * (request-reply.ts, call-telemetry.ts). An invalid message or an unknown
@@ -24,6 +24,7 @@ import { withCallTelemetry } from '../call-telemetry.js';
 import type { ReplyStream } from '../direct-source.js';
 import type { DecidedRequest } from '../../lib/protocol/classified.js';
 import { ERAS } from '../methods/tables.js';
+import { withResultMembers } from '../extensions/result-members.js';
 import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
 import { scopeOf } from '../principal-shapes.js';
 import { RequestReply } from '../request-reply.js';
@@ -51,11 +52,14 @@ function isCancellableId(value: unknown): value is string | number {
 
 function requestReply(core: ServerCore, origin: Origin, request: DecidedRequest, message: unknown): Routed {
   const era = ERAS[request.era];
-  const handler = era.methods.get(request.method);
+  // The era's built-in method first (an extension may not shadow one), then the server's extensions'.
+  const handler = era.methods.get(request.method) ?? core.extensions.method(request.era, request.method);
   if (handler === undefined) return methodNotFound(request.id, request.method);
   const scope = scopeOf(origin, request);
   const reply$ = handler(core, scope);
-  const first$ = new RequestReply(reply$, core, scope, era.encode, !era.uncancellable.has(scope.method));
+  const members = core.extensions.resultMembers(scope.method);
+  const encode = members === undefined ? era.encode : withResultMembers(members, era.encode);
+  const first$ = new RequestReply(reply$, core, scope, encode, !era.uncancellable.has(scope.method));
   return withCallTelemetry(core, scope, message, first$);
 }
 

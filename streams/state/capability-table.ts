@@ -22,9 +22,12 @@ export interface ClientCapabilities {
   readonly elicitation?: { readonly form?: Record<string, never>; readonly url?: Record<string, never> };
   readonly sampling?: Record<string, never>;
   readonly roots?: Record<string, never>;
+  /** The server's own extensions (lib/extension.ts) the client declared under `extensions`; no other id is kept. */
+  readonly extensions?: ReadonlySet<string>;
 }
 
 const PRESENT: Record<string, never> = Object.freeze({});
+const NO_EXTENSIONS: ReadonlySet<string> = new Set();
 
 /**
  * Whether an `elicitation` capability (advertised at initialize or declared
@@ -36,7 +39,7 @@ export function supportsFormElicitation(elicitation: unknown): boolean {
 }
 
 /** What the server keeps of an initialize's `capabilities`: a capability counts when it is an object, as the readers check. */
-export function projectCapabilities(advertised: unknown): ClientCapabilities {
+export function projectCapabilities(advertised: unknown, known: ReadonlySet<string> = NO_EXTENSIONS): ClientCapabilities {
   if (!isPlainObject(advertised)) return {};
   const kept: { -readonly [K in keyof ClientCapabilities]: ClientCapabilities[K] } = {};
   const elicitation = advertised.elicitation;
@@ -48,6 +51,12 @@ export function projectCapabilities(advertised: unknown): ClientCapabilities {
   }
   if (isPlainObject(advertised.sampling)) kept.sampling = PRESENT;
   if (isPlainObject(advertised.roots)) kept.roots = PRESENT;
+  const extensions = advertised.extensions;
+  if (known.size > 0 && isPlainObject(extensions)) {
+    // Bounded by the server's own list, whatever the client sent.
+    const declared = new Set([...known].filter((id) => Object.hasOwn(extensions, id) && isPlainObject(extensions[id])));
+    if (declared.size > 0) kept.extensions = declared;
+  }
   return Object.freeze(kept);
 }
 
@@ -65,12 +74,14 @@ export class CapabilityTable {
     private readonly max: number,
     private readonly isLive: (connId: ConnId) => boolean,
     private readonly emit: (event: ServerEvent) => void,
+    /** The server's extension ids: the only ones kept of what a client declares. */
+    private readonly knownExtensions: ReadonlySet<string> = NO_EXTENSIONS,
   ) {}
 
   /** Keeps the projection of what `connId` advertised (see projectCapabilities), never the object itself. */
   set(connId: ConnId, advertised: unknown, principal?: Principal): void {
     this.entries.delete(connId);
-    this.entries.set(connId, { capabilities: projectCapabilities(advertised), principal });
+    this.entries.set(connId, { capabilities: projectCapabilities(advertised, this.knownExtensions), principal });
     while (this.entries.size > this.max) this.evictOne();
   }
 

@@ -21,6 +21,7 @@ import type { ApprovalDeps } from '../mrtr-approval.js';
 import type { ParkingLot } from './parking.js';
 import type { Tracing } from '../tracing.js';
 import type { ReplyStream } from '../direct-source.js';
+import type { ResultMemberContext } from '../../lib/extension.js';
 
 export interface ServerCore {
   readonly options: ResolvedOptions;
@@ -42,6 +43,32 @@ export interface ServerCore {
   readonly tracing: Tracing | null;
   /** The open subscriptions/listen streams and their bounds. */
   readonly listens: ListenHub;
+  /** The server's extensions: their methods per era, declared capabilities and result members. */
+  readonly extensions: ServerExtensions;
+}
+
+/** What an extension adds to another method's successful result (Extension.resultMembers), with its extension's id. */
+export interface ExtensionResultMember {
+  readonly id: string;
+  readonly add: (result: Readonly<Record<string, unknown>>, ctx: ResultMemberContext) => Record<string, unknown> | undefined;
+}
+
+/**
+ * One server's extensions as the spine reads them; built by
+ * extensions/extension-table.ts (declared here, beside MethodHandler, so
+ * the server's state imports no handler).
+ */
+export interface ServerExtensions {
+  /** The identifiers this server declares. */
+  readonly ids: ReadonlySet<string>;
+  /** An extension's method on this era, or undefined. */
+  method(era: Era, name: string): MethodHandler | undefined;
+  /** Whether a modern request for `name` has an extension method to go to. */
+  hasModern(name: string): boolean;
+  /** The server's capabilities with `extensions` declared; `base` itself when there is none. */
+  capabilities<T extends object>(base: T): T;
+  /** What extensions add to `method`'s results, or undefined when nothing does. */
+  resultMembers(method: string): readonly ExtensionResultMember[] | undefined;
 }
 
 /**

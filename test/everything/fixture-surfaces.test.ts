@@ -30,6 +30,7 @@ describe.each(TRANSPORTS)("the fixture's initialize, resources, prompts and comp
       prompts: { listChanged: true },
       logging: {},
       completions: {},
+      extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } },
     });
   });
 
@@ -49,6 +50,16 @@ describe.each(TRANSPORTS)("the fixture's initialize, resources, prompts and comp
           mimeType: 'image/png',
         },
         { uri: 'test://watched-resource', name: 'Watched Resource', description: 'A resource a client may subscribe to', mimeType: 'text/plain' },
+        // The Skills extension's files (examples/everything/skills.ts), the SKILL.md named and described by its frontmatter.
+        {
+          uri: 'skill://conformance-demo/SKILL.md',
+          name: 'conformance-demo',
+          description: 'Shows how an rxmcp server publishes a skill over MCP',
+          mimeType: 'text/markdown',
+          size: expect.any(Number),
+        },
+        { uri: 'skill://conformance-demo/references/GUIDE.md', name: 'GUIDE.md', mimeType: 'text/markdown', size: expect.any(Number) },
+        { uri: 'skill://conformance-demo/templates/report.md', name: 'report.md', mimeType: 'text/markdown', size: expect.any(Number) },
       ],
     });
     expect(await client.listResourceTemplates()).toEqual({

@@ -14,8 +14,9 @@
  *    header version ≠ claimed version → 400/-32020; the envelope's errors
  *    (-32022 for a revision we do not serve, -32602 naming the key) → 400;
  *    no `MCP-Protocol-Version`, or `Mcp-Method`/`Mcp-Name` missing or
- *    disagreeing → 400/-32020 (mcp-headers.ts); a method the modern table
- *    lacks (the removed legacy ones included) → 404/-32601; a tools/call's
+ *    disagreeing → 400/-32020 (mcp-headers.ts); a method neither the modern
+ *    table nor an extension of the server has (the removed legacy ones
+ *    included) → 404/-32601; a tools/call's
  *    `Mcp-Param-*` headers against its arguments → 400/-32020; else modern.
  *
  * Every error echoes the request's id. Legacy requests go on to the session
@@ -28,7 +29,6 @@ import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../l
 import type { McpServer } from '../../streams/mcp-server.js';
 import type { Classified } from '../../lib/protocol/classified.js';
 import { isEnvelopeError, readEnvelope } from '../../streams/modern/envelope.js';
-import { MODERN_METHODS } from '../../streams/methods/tables.js';
 import { headerOf, type RequestHead } from './exchange.js';
 import { checkParamHeaders, checkStandardHeaders } from './mcp-headers.js';
 
@@ -108,7 +108,7 @@ function claimingRequest(server: McpServer, req: RequestHead, request: ModernCla
   if (version === undefined) return refused(400, headerMismatch(id, 'the MCP-Protocol-Version header is required'));
   const standard = checkStandardHeaders(req, method, params);
   if (standard !== null) return refused(400, headerMismatch(id, standard));
-  if (!MODERN_METHODS.has(method)) return refused(404, methodNotFound(id, method));
+  if (!server.servesModernMethod(method)) return refused(404, methodNotFound(id, method));
   if (method === 'tools/call' && typeof params?.name === 'string') {
     const schema = server.registry.toolSchemas(params.name)?.json.input;
     const custom = schema === undefined ? null : checkParamHeaders(req, schema, params.arguments);

@@ -20,7 +20,7 @@ export const initialize: MethodHandler = (core, scope) => {
   core.capabilities.set(scope.connId, scope.params?.capabilities, scope.principal);
   const result: Record<string, unknown> = {
     protocolVersion: negotiateProtocolVersion(scope.params?.protocolVersion),
-    capabilities: SERVER_CAPABILITIES,
+    capabilities: core.extensions.capabilities(SERVER_CAPABILITIES),
     serverInfo: { name: core.options.name, version: core.options.serverVersion },
   };
   if (core.options.instructions !== undefined) result.instructions = core.options.instructions;

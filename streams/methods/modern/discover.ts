@@ -25,7 +25,7 @@ export const MODERN_SERVER_CAPABILITIES = SERVER_CAPABILITIES;
 export const discover: MethodHandler = (core, scope) => {
   const result: Record<string, unknown> = {
     supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-    capabilities: MODERN_SERVER_CAPABILITIES,
+    capabilities: core.extensions.capabilities(MODERN_SERVER_CAPABILITIES),
   };
   if (core.options.instructions !== undefined) result.instructions = core.options.instructions;
   return of(resultResponse(scope.id, result));
