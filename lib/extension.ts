@@ -31,6 +31,13 @@ export interface ExtensionCallContext extends CallContext {
   readonly declared: boolean;
 }
 
+/**
+ * One request method an extension adds: run like `resources/read` (a worker
+ * under the in-flight bounds and the callback timeout, past the read
+ * authorizer, through middleware), on the eras it names, answered -32021 for
+ * a client that did not declare the extension unless `requiresDeclaration`
+ * is false.
+ */
 export interface ExtensionMethod {
   /**
    * The method's work: its result object (members only; `resultType`,
@@ -66,6 +73,13 @@ export interface ResultMemberContext {
   readonly declared: boolean;
 }
 
+/**
+ * A protocol extension a server declares under `capabilities.extensions[id]`
+ * (in `initialize` and `server/discover`): its settings, the request methods
+ * it adds, the members it adds to other methods' results, and what it
+ * registers. Pass it in `createServer({ extensions })`; `defineExtension`
+ * types it.
+ */
 export interface Extension {
   /** The identifier, with its vendor prefix: `io.modelcontextprotocol/skills`, `com.example/notes`. */
   readonly id: string;

@@ -18,10 +18,13 @@ import { createHash } from 'node:crypto';
 import { FrontmatterError, parseFrontmatter } from './frontmatter.js';
 import { mimeTypeOf } from './mime-types.js';
 
+/** The Skills extension's identifier (SEP-2640), the key of its capability. */
 export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
 export const SKILL_SCHEME = 'skill://';
+/** The MIME type a skill's directory is read as (SEP-2640's directory read). */
 export const DIRECTORY_MIME_TYPE = 'inode/directory';
 
+/** The bounds of a skill catalog: how many skills, files per skill, bytes per file, per skill and in all. */
 export interface SkillLimits {
   /** Skills in the catalog; default 1000. */
   readonly maxSkills: number;
@@ -35,6 +38,7 @@ export interface SkillLimits {
   readonly maxTotalBytes: number;
 }
 
+/** 1000 skills, 512 files a skill, 1 MiB a file, 16 MiB a skill, 64 MiB in all. */
 export const DEFAULT_SKILL_LIMITS: SkillLimits = Object.freeze({
   maxSkills: 1000,
   maxFilesPerSkill: 512,
@@ -65,6 +69,7 @@ export interface SkillDefinition {
   readonly requiredScopes?: readonly string[] | undefined;
 }
 
+/** One file of a skill as its entry lists it: its URI, its content's digest and its size in bytes. */
 export interface SkillResourceEntry {
   readonly uri: string;
   readonly digest: string;
@@ -78,6 +83,7 @@ export interface SkillEntry {
   readonly resources: readonly SkillResourceEntry[];
 }
 
+/** One file of the catalog, as it is served on a read. */
 export interface SkillFile {
   readonly uri: string;
   /** The file's path from the namespace root (`pdf-processing/references/FORMS.md`). */
@@ -99,6 +105,7 @@ export interface DirectoryChild {
   readonly size?: number;
 }
 
+/** Skills that could not be loaded: every problem found, not just the first (the catalog is all or nothing). */
 export class SkillLoadError extends Error {
   override name = 'SkillLoadError';
   constructor(readonly problems: readonly string[]) {
@@ -135,6 +142,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * The skills a server serves, checked against their limits and frozen: what
+ * `skills/list`, `skills/get` and the reads answer from. `SkillCatalog.of`
+ * builds one from code; `loadSkillsFolder` from a folder of `SKILL.md` files.
+ */
 export class SkillCatalog {
   /** The entries, sorted by URI, frozen: exactly what clients receive. */
   readonly entries: readonly SkillEntry[];

@@ -31,6 +31,7 @@ import type { Registry } from '../registry.js';
 import { pageOf } from './skill-pages.js';
 import { SKILLS_EXTENSION_ID, type SkillCatalog, type SkillFile } from './skill-catalog.js';
 
+/** How `skillsExtension` serves its catalog: the directory read, the page size of `skills/list`, the cache hint. */
 export interface SkillsOptions {
   /** Serve `resources/directory/read` and declare `directoryRead: true`; default true. */
   readonly directoryRead?: boolean | undefined;
@@ -60,6 +61,7 @@ function stringParam(params: Readonly<Record<string, unknown>>, method: string):
   return uri;
 }
 
+/** The Skills extension (SEP-2640) over `catalog`: `skills/list`, `skills/get` and the directory read, gated by the read authorizer and each skill's scopes. */
 export function skillsExtension(catalog: SkillCatalog, options: SkillsOptions = {}): Extension {
   const directoryRead = options.directoryRead ?? true;
   const pageSize = options.pageSize ?? 100;

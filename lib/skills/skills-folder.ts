@@ -28,6 +28,7 @@ import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPlainPath, resolveSkillLimits, SkillCatalog, SkillLoadError, type SkillDefinition, type SkillLimits } from './skill-catalog.js';
 
+/** How `loadSkillsFolder` reads a folder: the scopes its skills require, how deep and how many entries it walks, and the catalog's limits. */
 export interface SkillsFolderOptions extends SkillLimitsOption {
   /** OAuth scopes per skill path (`'acme/billing/refunds': ['billing']`), as SkillDefinition.requiredScopes. */
   readonly requiredScopes?: Readonly<Record<string, readonly string[]>> | undefined;
@@ -100,6 +101,12 @@ async function readBounded(root: string, found: Found): Promise<Uint8Array> {
   }
 }
 
+/**
+ * A catalog of the skills in `root`: one folder per skill holding its
+ * `SKILL.md` and files, walked within bounds; symlinks out of the folder,
+ * special files and names that are not plain segments are refused, and any
+ * problem fails the whole load (SkillLoadError).
+ */
 export async function loadSkillsFolder(root: string, options: SkillsFolderOptions = {}): Promise<SkillCatalog> {
   const { requiredScopes = {}, maxEntries = 20_000, maxDepth = 16, ...given } = options;
   const limits = resolveSkillLimits(given);
