@@ -14,20 +14,16 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { redisCluster, type RedisClusterHandle } from '../../cluster/redis/cluster.js';
-import { createServer, Registry, type McpServer } from '../../lib/index.js';
+import { createServer, type McpServer } from '../../lib/index.js';
 import { silentLogger } from '../../lib/logger.js';
 import { modernRpc } from '../era/modern-helpers.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { APPROVE, ELICIT, stateOf, wipeRegistry, type WipeReply } from './wipe-approvals.js';
 
 const SECRET = 'clock-skew-request-state-secret-of-40-bytes';
-const ELICIT = { elicitation: {} };
-const APPROVE = { 'rxmcp.approve': { action: 'accept', content: { approve: true } } };
 const TTL_MS = 2000;
 const AHEAD_MS = 1500;
 
-interface Reply {
-  result: { resultType?: string; requestState?: string; isError?: boolean; content?: Array<{ text: string }> };
-}
 
 /** asyncScheduler's timers, with a clock AHEAD_MS ahead: a node whose wall clock runs fast. */
 const fastClock: SchedulerLike = {
@@ -42,13 +38,7 @@ const runs: string[] = [];
 async function node(serverId: string, name: string, scheduler: SchedulerLike): Promise<McpServer> {
   const cluster = await redisCluster({ redis: redis.url, serverId, nodeId: name, logger: silentLogger(), requestStateKeys: [SECRET] });
   handles.push(cluster);
-  const registry = new Registry().registerTool({
-    name: 'wipe',
-    handler: ({ what }) => {
-      runs.push(`${name} wiped ${String(what)}`);
-      return `wiped ${String(what)}`;
-    },
-  });
+  const registry = wipeRegistry(name, runs);
   return createServer({
     ...cluster.serverOptions,
     registry,
@@ -61,14 +51,10 @@ async function node(serverId: string, name: string, scheduler: SchedulerLike): P
   });
 }
 
-async function call(server: McpServer, id: number, params: Record<string, unknown>, connId = 'laptop'): Promise<Reply> {
-  return (await server.handleMessage(modernRpc(id, 'tools/call', { name: 'wipe', ...params }, { capabilities: ELICIT }), { connId })) as Reply;
+async function call(server: McpServer, id: number, params: Record<string, unknown>, connId = 'laptop'): Promise<WipeReply> {
+  return (await server.handleMessage(modernRpc(id, 'tools/call', { name: 'wipe', ...params }, { capabilities: ELICIT }), { connId })) as WipeReply;
 }
 
-function stateOf(reply: Reply): string {
-  if (reply.result.resultType !== 'input_required' || typeof reply.result.requestState !== 'string') throw new Error(JSON.stringify(reply));
-  return reply.result.requestState;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

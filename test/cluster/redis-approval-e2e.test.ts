@@ -8,18 +8,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { redisCluster, type RedisClusterHandle } from '../../cluster/redis/cluster.js';
-import { createServer, Registry, type McpServer, type ServerOptions } from '../../lib/index.js';
+import { createServer, type McpServer, type ServerOptions } from '../../lib/index.js';
 import { silentLogger } from '../../lib/logger.js';
 import { modernRpc } from '../era/modern-helpers.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { APPROVE, ELICIT, stateOf, wipeRegistry, type WipeReply } from './wipe-approvals.js';
 
 const SECRET = 'cluster-e2e-request-state-secret-of-40-bytes';
-const ELICIT = { elicitation: {} };
-const APPROVE = { 'rxmcp.approve': { action: 'accept', content: { approve: true } } };
 
-interface Reply {
-  result: { resultType?: string; requestState?: string; isError?: boolean; content?: Array<{ text: string }> };
-}
 
 let redis: RedisServer;
 const handles: RedisClusterHandle[] = [];
@@ -30,13 +26,7 @@ async function node(serverId: string, name: string, options: ServerOptions = {})
   // One requestStateKeys secret for the deployment (explicit, so it wins over the ring in Redis).
   const cluster = await redisCluster({ redis: redis.url, serverId, nodeId: name, logger: silentLogger(), requestStateKeys: [SECRET] });
   handles.push(cluster);
-  const registry = new Registry().registerTool({
-    name: 'wipe',
-    handler: ({ what }) => {
-      runs.push(`${name} wiped ${String(what)}`);
-      return `wiped ${String(what)}`;
-    },
-  });
+  const registry = wipeRegistry(name, runs);
   return createServer({
     ...cluster.serverOptions,
     registry,
@@ -48,14 +38,10 @@ async function node(serverId: string, name: string, options: ServerOptions = {})
   });
 }
 
-async function call(server: McpServer, id: number, params: Record<string, unknown>): Promise<Reply> {
-  return (await server.handleMessage(modernRpc(id, 'tools/call', { name: 'wipe', ...params }, { capabilities: ELICIT }), { connId: 'laptop' })) as Reply;
+async function call(server: McpServer, id: number, params: Record<string, unknown>): Promise<WipeReply> {
+  return (await server.handleMessage(modernRpc(id, 'tools/call', { name: 'wipe', ...params }, { capabilities: ELICIT }), { connId: 'laptop' })) as WipeReply;
 }
 
-function stateOf(reply: Reply): string {
-  if (reply.result.resultType !== 'input_required' || typeof reply.result.requestState !== 'string') throw new Error(JSON.stringify(reply));
-  return reply.result.requestState;
-}
 
 beforeAll(async () => {
   redis = await startRedis();

@@ -12,24 +12,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { redisCluster, type RedisClusterHandle } from '../../cluster/redis/cluster.js';
 import { permitKeys } from '../../cluster/redis/permits.js';
-import { createServer, makePrincipal, Registry, type McpServer } from '../../lib/index.js';
+import { createServer, makePrincipal, type McpServer } from '../../lib/index.js';
 import { silentLogger } from '../../lib/logger.js';
 import { modernRpc } from '../era/modern-helpers.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { APPROVE, ELICIT, stateOf, wipeRegistry, type WipeReply } from './wipe-approvals.js';
 import { until, zcard } from './permit-helpers.js';
 
 const SECRET = 'permit-race-request-state-secret-of-40-bytes';
-const ELICIT = { elicitation: {} };
-const APPROVE = { 'rxmcp.approve': { action: 'accept', content: { approve: true } } };
 const ROUNDS = 25;
 const AUTHORIZER_MS = 3;
 const APART_MS = 1;
 const RETRIES = 10;
 const alice = makePrincipal({ kind: 'local', subject: 'alice' });
 
-interface Reply {
-  result: { resultType?: string; requestState?: string; isError?: boolean; content?: Array<{ text: string }>; _meta?: Record<string, unknown> };
-}
 
 let redis: RedisServer;
 const handles: RedisClusterHandle[] = [];
@@ -46,15 +42,8 @@ async function node(serverId: string, nodeId: string): Promise<McpServer> {
     permits: { maxInFlight: 6, maxInFlightPerPrincipal: 3 },
   });
   handles.push(cluster);
-  const registry = new Registry().registerTool({
-    name: 'wipe',
-    // A run that takes a moment holds its permit while the other retries are still arriving.
-    handler: async ({ what }) => {
-      runs.push(`${nodeId} wiped ${String(what)}`);
-      await new Promise((resolve) => setImmediate(resolve));
-      return `wiped ${String(what)}`;
-    },
-  });
+  // A run that takes a moment holds its permit while the other retries are still arriving.
+  const registry = wipeRegistry(nodeId, runs, () => new Promise((resolve) => setImmediate(resolve)));
   return createServer({
     ...cluster.serverOptions,
     registry,
@@ -73,18 +62,14 @@ async function node(serverId: string, nodeId: string): Promise<McpServer> {
 }
 
 /** One modern tools/call of `wipe` by alice on `client` (the ticket's holder). */
-async function call(server: McpServer, id: number, client: string, params: Record<string, unknown>): Promise<Reply> {
+async function call(server: McpServer, id: number, client: string, params: Record<string, unknown>): Promise<WipeReply> {
   const message = modernRpc(id, 'tools/call', { name: 'wipe', ...params }, { capabilities: ELICIT });
-  return (await server.handleMessage(message, { connId: client, principal: alice })) as Reply;
+  return (await server.handleMessage(message, { connId: client, principal: alice })) as WipeReply;
 }
 
-function stateOf(reply: Reply): string {
-  if (reply.result.resultType !== 'input_required' || typeof reply.result.requestState !== 'string') throw new Error(JSON.stringify(reply));
-  return reply.result.requestState;
-}
 
 /** What a retry was answered: the run, asked again, or busy (and with which cap). */
-function kindOf(reply: Reply): string {
+function kindOf(reply: WipeReply): string {
   if (reply.result.resultType === 'input_required') return 'asked again';
   const text = reply.result.content?.[0]?.text ?? '';
   if (text.startsWith('wiped ')) return 'ran';
@@ -115,7 +100,7 @@ describe('concurrent approved retries under clusterPermits (cap 6, 3 per princip
       const state = stateOf(await call(servers[0]!, 1000 * round, client, { arguments: { what } }));
       const retry = { arguments: { what }, requestState: state, inputResponses: APPROVE };
       // Arriving a little apart, as over a network: later ones take the permits earlier ones give back.
-      const pending: Array<Promise<Reply>> = [];
+      const pending: Array<Promise<WipeReply>> = [];
       for (let i = 0; i < RETRIES; i += 1) {
         pending.push(call(servers[i % 2]!, 1000 * round + i + 1, client, retry));
         await sleep(APART_MS);
