@@ -24,7 +24,6 @@ const SECRET = 'clock-skew-request-state-secret-of-40-bytes';
 const TTL_MS = 2000;
 const AHEAD_MS = 1500;
 
-
 /** asyncScheduler's timers, with a clock AHEAD_MS ahead: a node whose wall clock runs fast. */
 const fastClock: SchedulerLike = {
   now: () => asyncScheduler.now() + AHEAD_MS,
@@ -54,7 +53,6 @@ async function node(serverId: string, name: string, scheduler: SchedulerLike): P
 async function call(server: McpServer, id: number, params: Record<string, unknown>, connId = 'laptop'): Promise<WipeReply> {
   return (await server.handleMessage(modernRpc(id, 'tools/call', { name: 'wipe', ...params }, { capabilities: ELICIT }), { connId })) as WipeReply;
 }
-
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

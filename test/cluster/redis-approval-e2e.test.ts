@@ -16,7 +16,6 @@ import { APPROVE, ELICIT, stateOf, wipeRegistry, type WipeReply } from './wipe-a
 
 const SECRET = 'cluster-e2e-request-state-secret-of-40-bytes';
 
-
 let redis: RedisServer;
 const handles: RedisClusterHandle[] = [];
 /** The side effect: every run of the tool on any node. */
@@ -41,7 +40,6 @@ async function node(serverId: string, name: string, options: ServerOptions = {})
 async function call(server: McpServer, id: number, params: Record<string, unknown>): Promise<WipeReply> {
   return (await server.handleMessage(modernRpc(id, 'tools/call', { name: 'wipe', ...params }, { capabilities: ELICIT }), { connId: 'laptop' })) as WipeReply;
 }
-
 
 beforeAll(async () => {
   redis = await startRedis();

@@ -26,7 +26,6 @@ const APART_MS = 1;
 const RETRIES = 10;
 const alice = makePrincipal({ kind: 'local', subject: 'alice' });
 
-
 let redis: RedisServer;
 const handles: RedisClusterHandle[] = [];
 /** The side effect: every run of the tool, on either server. */
@@ -66,7 +65,6 @@ async function call(server: McpServer, id: number, client: string, params: Recor
   const message = modernRpc(id, 'tools/call', { name: 'wipe', ...params }, { capabilities: ELICIT });
   return (await server.handleMessage(message, { connId: client, principal: alice })) as WipeReply;
 }
-
 
 /** What a retry was answered: the run, asked again, or busy (and with which cap). */
 function kindOf(reply: WipeReply): string {
