@@ -13,6 +13,14 @@ export function positiveIntegerOption(option: string, value: unknown, fallback: 
   return value;
 }
 
+export function nonNegativeIntegerOption(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigError(option, `${option} must be a non-negative integer, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 export function booleanOption(option: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw new ConfigError(option, `${option} must be a boolean`);

@@ -49,6 +49,7 @@ import { CallerGoneError, ConfigError } from '../lib/errors.js';
 import { busEventOf, isBusEvent, notificationOfBusEvent, type BusEvent } from '../lib/ports/event-bus.js';
 import { guardedObserver, logSafely } from '../lib/guarded.js';
 import type { ServerEvent } from '../lib/events.js';
+import { nonNegativeIntegerOption } from '../lib/option-checks.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from '../lib/options.js';
 import { notification, type JsonRpcResponse, type OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import type { EraPolicy, ReadEnvelope } from '../lib/protocol/modern.js';
@@ -297,15 +298,12 @@ export class McpServer {
     if (options.era !== undefined && !ERA_POLICIES.includes(options.era)) {
       throw new ConfigError('era', `era must be one of ${ERA_POLICIES.join(', ')}`);
     }
-    if (options.drainMs !== undefined && !(Number.isSafeInteger(options.drainMs) && options.drainMs >= 0)) {
-      throw new ConfigError('drainMs', `drainMs must be a non-negative integer, got ${String(options.drainMs)}`);
-    }
+    const drainMs = nonNegativeIntegerOption('drainMs', options.drainMs, 0);
     return new Observable<OutboundMessage>((subscriber) => {
       const { state, origin } = this.attach(connId, options, principal, (transport) => eraDecisionFor(options.era ?? defaultEraPolicy(transport), transport));
       // A modern connection is sent replies, its requests' notifications and its listen streams only: no broadcasts.
       const pushes = outbox(state, this.broadcasts, () => origin.eraDecision?.pinned !== 'modern').subscribe((message) => subscriber.next(message));
       // The inbound ending is the peer gone: the replies complete, every call still in flight cancelled (after drainMs, if given).
-      const drainMs = options.drainMs ?? 0;
       const onEnd: OnSourceEnd =
         drainMs > 0
           ? { ms: drainMs, scheduler: this.options.scheduler, starting: () => this.core.listens.dropConnection(connId) }

@@ -42,8 +42,15 @@ export function scopeOf(origin: Origin, request: DecidedRequest): RequestScope {
     : { connId, transport, peer, principal, mode, id, method, params, era, modern };
 }
 
+/** Who is asking, as an authorizer may be told it: a request's scope (or anything with its connId, transport and principal). */
+export interface Caller {
+  readonly connId: ConnId;
+  readonly transport: TransportKind;
+  readonly principal?: Principal | undefined;
+}
+
 /** What an authorizer is told (a fresh object each time: one that keeps or changes it changes nothing the next one sees). */
-export function authorizationContextOf(from: { readonly connId: ConnId; readonly transport: TransportKind; readonly principal?: Principal | undefined }): AuthorizationContext {
+export function authorizationContextOf(from: Caller): AuthorizationContext {
   return from.principal === undefined
     ? { connId: from.connId, transport: from.transport }
     : { connId: from.connId, transport: from.transport, principal: from.principal };

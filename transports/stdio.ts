@@ -36,7 +36,7 @@ import { isPrincipal, type Principal } from '../lib/auth/principal.js';
 import { DEFAULT_CONN_ID, type ConnId } from '../lib/context.js';
 import { ConfigError, parseError } from '../lib/errors.js';
 import { guardedObserver } from '../lib/guarded.js';
-import { booleanOption, positiveIntegerOption } from '../lib/option-checks.js';
+import { booleanOption, nonNegativeIntegerOption, positiveIntegerOption } from '../lib/option-checks.js';
 import type { McpServer } from '../streams/mcp-server.js';
 import type { OutboundMessage } from '../lib/protocol/jsonrpc.js';
 import { decodeJsonLine, encodeJsonLine, LineSplitter, type LineEvent } from './json-lines.js';
@@ -44,7 +44,8 @@ import { BurstWriter } from './burst-writer.js';
 import { RepeatedEnvelopeParser } from './repeated-envelope.js';
 import { connectOptionsOf } from './connect-options.js';
 import { consoleToStderr } from './stdio-console.js';
-import { drainMsOption } from './stdio-drain.js';
+/** Default of StdioOptions.drainMs: a second for the calls still owed a reply after stdin ends. */
+export const DEFAULT_DRAIN_MS = 1000;
 
 /** The default `maxLineBytes` of stdio (4 MiB). */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -100,7 +101,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const maxLineBytes = positiveIntegerOption('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_LINE_BYTES);
   const connId = checkedConnId(options.connId);
   const principal = checkedPrincipal(options.principal);
-  const drainMs = drainMsOption(options.drainMs);
+  const drainMs = nonNegativeIntegerOption('drainMs', options.drainMs, DEFAULT_DRAIN_MS);
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const moveConsole = booleanOption('consoleToStderr', options.consoleToStderr, output === process.stdout);

@@ -18,7 +18,6 @@ import { DENY_DETAIL } from '../../../lib/deny-details.js';
 import { callbackFailed, invalidParams, invalidRequest, readDenied } from '../../../lib/errors.js';
 import type { JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { authorize } from '../../authorize.js';
-import { authorizationContextOf } from '../../principal-shapes.js';
 import { asObservable, type ReplyStream } from '../../direct-source.js';
 import { honouredFilter, parseListenFilter, type ListenFilter } from '../../listen-filter.js';
 import { listenStream } from '../../listen.js';
@@ -40,7 +39,7 @@ function gatedStream(core: ServerCore, scope: RequestScope, filter: ListenFilter
   if (readAuthorizer === null) return listenStream(core, scope, filter);
   return worker(
     workerOptions(core, scope),
-    () => authorize(readAuthorizer, scope.method, { notifications: filter }, authorizationContextOf(scope)),
+    () => authorize(readAuthorizer, scope.method, { notifications: filter }, scope),
     (outcome): JsonRpcResponse | Observable<JsonRpcResponse> => {
       if (!outcome.ok) {
         reportFailure(core, scope, outcome);

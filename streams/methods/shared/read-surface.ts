@@ -14,7 +14,6 @@ import type { JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { authorize } from '../../authorize.js';
 import { inputNeededReply } from '../../modern/input-needed.js';
 import { replayReady, replayReply } from '../../modern/replay.js';
-import { authorizationContextOf } from '../../principal-shapes.js';
 import type { LazyAbort } from '../../lazy-abort.js';
 import type { RequestScope, ServerCore } from '../../state/server-core.js';
 import { thenEventual, type Eventual } from '../../eventual.js';
@@ -34,7 +33,7 @@ export function readSurface(
   return worker(
     workerOptions(core, scope),
     (abort) =>
-      thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, authorizationContextOf(scope)), (verdict) => {
+      thenEventual(authorize(core.options.readAuthorizer, scope.method, gateArgs, scope), (verdict) => {
         if (verdict.kind === 'allow') return replayReady(core, scope) ? work(abort) : invalidRequestState(scope.id);
         reportAuthorizerFault(core, scope, verdict);
         const detail = verdict.kind === 'ask' ? DENY_DETAIL.interactiveApprovalUnsupported : verdict.detail;

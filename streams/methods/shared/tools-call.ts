@@ -21,7 +21,6 @@ import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../li
 import { isSensitiveTool } from '../../../lib/tool-def.js';
 import type { CallToolResult } from '../../../lib/tool-result.js';
 import { authorize } from '../../authorize.js';
-import { authorizationContextOf } from '../../principal-shapes.js';
 import { failedToolResult, reportAuthorizerFault, reportFailure } from '../../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
 import { WorkerSource, type WorkerOutcome } from '../../worker.js';
@@ -89,7 +88,7 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
   }
 
   work(abort: LazyAbort): Eventual<ToolAnswer> {
-    const verdict = authorize(this.core.options.authorizer, this.name, this.args, authorizationContextOf(this.scope));
+    const verdict = authorize(this.core.options.authorizer, this.name, this.args, this.scope);
     // A verdict here now (a synchronous authorizer) needs no closure to wait for it.
     if (!isLater(verdict)) return this.afterVerdict(verdict, abort);
     return thenEventual(verdict, (last): Eventual<ToolAnswer> => this.afterVerdict(last, abort));

@@ -13,7 +13,6 @@ import type { Verdict } from '../../../lib/authorizers.js';
 import { scopesAllow } from '../../../lib/auth/target-scopes.js';
 import { isSensitiveTool, type ToolDef } from '../../../lib/tool-def.js';
 import { authorize } from '../../authorize.js';
-import { authorizationContextOf } from '../../principal-shapes.js';
 import { eventualOf, isLater, thenEventual, toObservable, type Eventual } from '../../eventual.js';
 import { listResult } from './list-result.js';
 import { readSurface } from './read-surface.js';
@@ -35,7 +34,6 @@ function visible(
 
 export const listTools: MethodHandler = (core, scope) =>
   readSurface(core, scope, {}, () => {
-    const ctx = authorizationContextOf(scope);
     const authorizer = core.options.authorizer;
     // The same backstop as tools/call: no authorizer, no sensitive tool for anyone.
     const callable = core.options.registry
@@ -43,7 +41,7 @@ export const listTools: MethodHandler = (core, scope) =>
       .map((tool) => (authorizer !== null || !isSensitiveTool(tool)) && scopesAllow(scope.principal, tool.requiredScopes));
     const tools = core.options.registry.tools().filter((_tool, i) => callable[i]);
     const listings = core.options.registry.toolListings().filter((_listing, i) => callable[i]);
-    const verdicts: Eventual<Verdict>[] = tools.map((tool) => authorize(authorizer, tool.name, {}, ctx));
+    const verdicts: Eventual<Verdict>[] = tools.map((tool) => authorize(authorizer, tool.name, {}, scope));
     if (!verdicts.some(isLater)) return listResult(core, scope, 'tools', visible(core, scope, tools, listings, verdicts as Verdict[]));
     // Some authorizer answered Later: wait for every verdict, keeping registration order.
     const all$ = from(verdicts).pipe(
