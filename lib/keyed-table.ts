@@ -56,7 +56,7 @@ interface Held<D, E> {
 }
 
 /** Same object, or the same own enumerable properties holding the same values (===). */
-export function sameDefinition(a: unknown, b: unknown): boolean {
+function sameDefinition(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   const keys = Object.keys(a);

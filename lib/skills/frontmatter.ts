@@ -28,7 +28,7 @@ interface Line {
 }
 
 /** The frontmatter text between the opening and closing `---` lines, and where it starts; undefined when there is none. */
-export function splitFrontmatter(markdown: string): { yaml: string; firstLine: number } | undefined {
+function splitFrontmatter(markdown: string): { yaml: string; firstLine: number } | undefined {
   const text = markdown.charCodeAt(0) === 0xfeff ? markdown.slice(1) : markdown;
   const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/.exec(text);
   if (match === null) return undefined;

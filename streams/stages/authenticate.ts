@@ -20,7 +20,7 @@ import { Incoming } from './incoming.js';
 import { perMessage } from './per-message.js';
 
 /** One message's Incoming, or undefined when it is dropped. */
-export function incomingOf(core: ServerCore, origin: Origin, message: unknown): Incoming | undefined {
+function incomingOf(core: ServerCore, origin: Origin, message: unknown): Incoming | undefined {
   if (!(message instanceof AuthenticatedMessage)) return new Incoming(message, origin);
   if (message.principal.key !== origin.principal?.key) {
     core.options.logger.error({ connId: origin.connId }, 'a message authenticated as another principal than its connection was dropped');

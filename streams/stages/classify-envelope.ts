@@ -67,7 +67,7 @@ export function classifyMessage(message: unknown): Classified {
 }
 
 /** Fills `incoming.classified`; returns it. */
-export function classifyIncoming(core: ServerCore, incoming: Incoming): Incoming {
+function classifyIncoming(core: ServerCore, incoming: Incoming): Incoming {
   try {
     incoming.classified = classifyMessage(incoming.message);
   } catch (error) {

@@ -256,7 +256,7 @@ export function initializationGateFor(transport: TransportKind): InitializationG
 }
 
 /** Fills `incoming.decided` from `incoming.classified`; returns it. */
-export function decideIncoming(core: ServerCore, incoming: Incoming): Incoming {
+function decideIncoming(core: ServerCore, incoming: Incoming): Incoming {
   const classified = incoming.classified!;
   try {
     incoming.decided = (incoming.origin.eraDecision ?? perMessageEra()).decide(classified);

@@ -64,7 +64,7 @@ function requestReply(core: ServerCore, origin: Origin, request: DecidedRequest,
 }
 
 /** What answers `incoming` (its `decided` filled by decideEra), or undefined: nothing to answer. */
-export function routeIncoming(core: ServerCore, incoming: Incoming): Routed | undefined {
+function routeIncoming(core: ServerCore, incoming: Incoming): Routed | undefined {
   const decided = incoming.decided!;
   const origin = incoming.origin;
   try {
