@@ -1,0 +1,252 @@
+/**
+ * MemoryTaskStore: the default TaskStore, one process's tasks in a Map.
+ *
+ * - Bounded: `maxTasks` in total, `maxTasksPerOwner` per owner, and
+ *   `maxRetainedBytes` for what tasks keep (results, questions, answers,
+ *   estimated by retainedSize). A task that would pass a bound is refused at
+ *   creation; a result that would pass it is stored as a `failed` task with
+ *   the reason, so the store never grows past its bound and the client is told.
+ * - Expiry needs no timer per task: every task lives `ttlMs` from its
+ *   creation, so deadlines arrive in order and one DeadlineQueue timer on the
+ *   server's scheduler serves them all. An expired task is forgotten, and its
+ *   runner told to stop.
+ * - Every operation is done synchronously on subscription, in one step: the
+ *   first terminal write wins, and of racing `tasks/update`s each key is taken
+ *   by exactly one.
+ */
+import { defer, EMPTY, of, Subject, type Observable } from 'rxjs';
+import { DeadlineQueue, type DeadlineEntry, type Expiring } from '../deadline-queue.js';
+import type { InputRequest } from '../mrtr/approval-form.js';
+import type { NewTask, TaskAnswer, TaskCreation, TaskEnding, TaskSignal, TaskStore, TaskStoreSetup } from '../ports/task-store.js';
+import { randomId } from '../random-id.js';
+import { retainedSize } from '../retained-size.js';
+import { isTerminal, type TaskRecord } from './task-record.js';
+
+/** What one task costs before anything it stores: its record, its id and owner strings. */
+const TASK_BYTES = 512;
+
+class Entry implements Expiring {
+  record: TaskRecord;
+  /** Every key ever asked in this task: keys are never reused. */
+  readonly asked = new Set<string>();
+  bytes = TASK_BYTES;
+  deadline: DeadlineEntry | undefined;
+  /** The runner following this task, if any (one process runs a task). */
+  signals: Subject<TaskSignal> | undefined;
+
+  constructor(
+    private readonly store: MemoryTaskStore,
+    record: TaskRecord,
+  ) {
+    this.record = record;
+  }
+
+  expire(): void {
+    this.store.expired(this);
+  }
+}
+
+export class MemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, Entry>();
+  private readonly perOwner = new Map<string, number>();
+  private readonly deadlines: DeadlineQueue;
+  private bytes = 0;
+  private closed = false;
+
+  constructor(private readonly setup: TaskStoreSetup) {
+    this.deadlines = new DeadlineQueue(setup.scheduler, setup.ttlMs);
+  }
+
+  create(task: NewTask): Observable<TaskCreation> {
+    return defer(() => of(this.createNow(task)));
+  }
+
+  get(taskId: string): Observable<TaskRecord | undefined> {
+    return defer(() => of(this.tasks.get(taskId)?.record));
+  }
+
+  ask(taskId: string, requests: Readonly<Record<string, InputRequest>>): Observable<boolean> {
+    return defer(() => of(this.askNow(taskId, requests)));
+  }
+
+  answer(taskId: string, responses: Readonly<Record<string, unknown>>): Observable<TaskAnswer> {
+    return defer(() => of(this.answerNow(taskId, responses)));
+  }
+
+  finish(taskId: string, ending: TaskEnding): Observable<boolean> {
+    return defer(() => of(this.finishNow(taskId, ending)));
+  }
+
+  cancel(taskId: string): Observable<boolean> {
+    return defer(() => of(this.cancelNow(taskId)));
+  }
+
+  follow(taskId: string): Observable<TaskSignal> {
+    return defer(() => {
+      const entry = this.tasks.get(taskId);
+      if (entry === undefined) return of<TaskSignal>({ kind: 'stop', reason: 'expired' });
+      if (isTerminal(entry.record.status)) return entry.record.status === 'cancelled' ? of<TaskSignal>({ kind: 'stop', reason: 'cancelled' }) : EMPTY;
+      entry.signals ??= new Subject<TaskSignal>();
+      return entry.signals;
+    });
+  }
+
+  outstanding(): number {
+    return this.tasks.size;
+  }
+
+  /** The estimated bytes held by stored tasks (for tests and stats). */
+  retainedBytes(): number {
+    return this.bytes;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.deadlines.clear();
+    for (const entry of this.tasks.values()) this.stop(entry, 'closed');
+    this.tasks.clear();
+    this.perOwner.clear();
+    this.bytes = 0;
+  }
+
+  createNow(task: NewTask): TaskCreation {
+    if (this.closed) return { created: false, reason: 'the server is shutting down' };
+    if (this.tasks.size >= this.setup.maxTasks) return { created: false, reason: `the server holds its limit of ${this.setup.maxTasks} tasks` };
+    const owned = this.perOwner.get(task.owner) ?? 0;
+    if (owned >= this.setup.maxTasksPerOwner) return { created: false, reason: `this caller holds its limit of ${this.setup.maxTasksPerOwner} tasks` };
+    if (this.bytes + TASK_BYTES > this.setup.maxRetainedBytes) return { created: false, reason: 'the server holds its limit of task memory' };
+    const now = this.setup.scheduler.now();
+    const record: TaskRecord = {
+      taskId: randomId('task-'),
+      owner: task.owner,
+      method: task.method,
+      name: task.name,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: this.setup.ttlMs,
+      pollIntervalMs: this.setup.pollIntervalMs,
+    };
+    const entry = new Entry(this, record);
+    entry.deadline = this.deadlines.add(entry);
+    this.tasks.set(record.taskId, entry);
+    this.perOwner.set(task.owner, owned + 1);
+    this.bytes += TASK_BYTES;
+    return { created: true, task: record };
+  }
+
+  askNow(taskId: string, requests: Readonly<Record<string, InputRequest>>): boolean {
+    const entry = this.tasks.get(taskId);
+    if (entry === undefined || isTerminal(entry.record.status)) return false;
+    const keys = Object.keys(requests);
+    if (keys.some((key) => entry.asked.has(key))) throw new Error(`task ${taskId}: an input key was asked before; keys are never reused`);
+    const added = retainedSize(requests, this.setup.maxRetainedBytes);
+    if (this.bytes + added > this.setup.maxRetainedBytes) {
+      this.end(entry, { status: 'failed', error: { code: -32603, message: 'Internal error: the server holds its limit of task memory' } });
+      return false;
+    }
+    for (const key of keys) entry.asked.add(key);
+    this.charge(entry, added);
+    entry.record = {
+      ...entry.record,
+      status: 'input_required',
+      inputRequests: { ...entry.record.inputRequests, ...requests },
+      lastUpdatedAt: this.setup.scheduler.now(),
+    };
+    return true;
+  }
+
+  answerNow(taskId: string, responses: Readonly<Record<string, unknown>>): TaskAnswer {
+    const entry = this.tasks.get(taskId);
+    if (entry === undefined) return { found: false };
+    const outstanding = entry.record.inputRequests;
+    if (outstanding === undefined || isTerminal(entry.record.status)) return { found: true, accepted: [] };
+    const accepted = Object.keys(responses).filter((key) => Object.hasOwn(outstanding, key));
+    if (accepted.length === 0) return { found: true, accepted };
+    const left: Record<string, InputRequest> = {};
+    for (const [key, request] of Object.entries(outstanding)) if (!accepted.includes(key)) left[key] = request;
+    const remaining = Object.keys(left).length > 0;
+    entry.record = {
+      ...entry.record,
+      status: remaining ? 'input_required' : 'working',
+      inputRequests: remaining ? left : undefined,
+      lastUpdatedAt: this.setup.scheduler.now(),
+    };
+    const taken: Record<string, unknown> = {};
+    for (const key of accepted) taken[key] = responses[key];
+    entry.signals?.next({ kind: 'answers', responses: taken });
+    return { found: true, accepted };
+  }
+
+  finishNow(taskId: string, ending: TaskEnding): boolean {
+    const entry = this.tasks.get(taskId);
+    if (entry === undefined || isTerminal(entry.record.status)) return false;
+    const stored = ending.status === 'completed' ? ending.result : ending.status === 'failed' ? ending.error : undefined;
+    const added = stored === undefined ? 0 : retainedSize(stored, this.setup.maxRetainedBytes);
+    if (this.bytes + added > this.setup.maxRetainedBytes) {
+      this.end(entry, { status: 'failed', error: { code: -32603, message: 'Internal error: the result passes the server limit of task memory' } });
+      return true;
+    }
+    this.charge(entry, added);
+    this.end(entry, ending);
+    return true;
+  }
+
+  cancelNow(taskId: string): boolean {
+    const entry = this.tasks.get(taskId);
+    if (entry === undefined) return false;
+    if (isTerminal(entry.record.status)) return true;
+    this.end(entry, { status: 'cancelled', statusMessage: 'cancelled by the client' });
+    this.stop(entry, 'cancelled');
+    return true;
+  }
+
+  /** The DeadlineQueue's call: the task is forgotten, its runner stopped. */
+  expired(entry: Entry): void {
+    entry.deadline = undefined;
+    this.forget(entry);
+    this.stop(entry, 'expired');
+  }
+
+  private end(entry: Entry, ending: TaskEnding): void {
+    const { inputRequests: _dropped, ...rest } = entry.record;
+    entry.record = {
+      ...rest,
+      status: ending.status,
+      statusMessage: ending.status === 'completed' ? undefined : ending.statusMessage,
+      result: ending.status === 'completed' ? ending.result : undefined,
+      error: ending.status === 'failed' ? ending.error : undefined,
+      lastUpdatedAt: this.setup.scheduler.now(),
+    };
+    // A finished task has nobody to tell: the runner ended it (or was stopped by the cancel that did).
+    if (ending.status !== 'cancelled') this.release(entry);
+  }
+
+  private stop(entry: Entry, reason: 'cancelled' | 'expired' | 'closed'): void {
+    const signals = entry.signals;
+    if (signals === undefined) return;
+    entry.signals = undefined;
+    signals.next({ kind: 'stop', reason });
+    signals.complete();
+  }
+
+  private release(entry: Entry): void {
+    entry.signals?.complete();
+    entry.signals = undefined;
+  }
+
+  private charge(entry: Entry, bytes: number): void {
+    entry.bytes += bytes;
+    this.bytes += bytes;
+  }
+
+  private forget(entry: Entry): void {
+    if (!this.tasks.delete(entry.record.taskId)) return;
+    if (entry.deadline !== undefined) this.deadlines.remove(entry.deadline);
+    this.bytes -= entry.bytes;
+    const owned = (this.perOwner.get(entry.record.owner) ?? 1) - 1;
+    if (owned === 0) this.perOwner.delete(entry.record.owner);
+    else this.perOwner.set(entry.record.owner, owned);
+  }
+}
