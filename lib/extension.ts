@@ -29,6 +29,12 @@ export interface ExtensionCallContext extends CallContext {
    * advertised. Always true for a method that requires the declaration.
    */
   readonly declared: boolean;
+  /**
+   * Who is calling, as ownership goes (lib/auth/owner-key.ts): the
+   * principal's key when authenticated, else the peer, else the connection.
+   * What an extension keeps per caller is keyed by it, and checked against it.
+   */
+  readonly owner: string;
 }
 
 /**

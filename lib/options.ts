@@ -17,7 +17,8 @@ import { resolveAskWithoutElicitation, resolveMaxRequestStateBytes, resolveReque
 import type { CallStage, Middleware } from './middleware/types.js';
 import type { ApprovalLedgerFactory } from './ports/approval-ledger.js';
 import { Registry } from './registry.js';
-import { isSensitiveTool } from './tool-def.js';
+import { declaresTasks, isSensitiveTool } from './tool-def.js';
+import { resolveTaskOptions, type ResolvedTaskOptions, type TaskOptions } from './tasks/task-options.js';
 import { PACKAGE_VERSION } from './version.js';
 import { isPermitPool, type PermitPool } from './ports/permits.js';
 import { unknownOptionMessage } from './did-you-mean.js';
@@ -123,6 +124,12 @@ export interface ServerOptions extends ListenOptions {
    * its methods served on the eras it names. Default none.
    */
   extensions?: readonly Extension[] | undefined;
+  /**
+   * The tasks extension (`io.modelcontextprotocol/tasks`, lib/tasks/task-options.ts):
+   * `true` or its policy and bounds. Default off, unless a tool registered
+   * before createServer declares `taskSupport`.
+   */
+  tasks?: TaskOptions | boolean | undefined;
 }
 
 export interface ResolvedOptions extends ResolvedListenOptions {
@@ -167,6 +174,8 @@ export interface ResolvedOptions extends ResolvedListenOptions {
   exposeErrors: ExposeErrors;
   /** Validated for shape here; against the built-in methods by the server (streams/extensions/extension-table.ts). */
   extensions: readonly Extension[];
+  /** null: the server does not speak tasks. */
+  tasks: ResolvedTaskOptions | null;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -177,7 +186,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxSubscriptionUriLength', 'authorizer', 'readAuthorizer', 'authorizerSource', 'unknownToolReply',
   'transport', 'scheduler', 'logger', 'middleware', 'cacheHints', 'requestStateKeys', 'approvalTtlMs', 'maxRequestStateBytes', 'approvalLedger',
   'askWithoutElicitation', ...LISTEN_OPTION_NAMES,
-  'clusterPermits', 'exposeErrors', 'extensions',
+  'clusterPermits', 'exposeErrors', 'extensions', 'tasks',
 ]);
 
 function optionalFunction<T>(option: string, value: unknown): T | null {
@@ -317,6 +326,7 @@ export function resolveOptions(options: ServerOptions = {}): ResolvedOptions {
     clusterPermits: options.clusterPermits,
     exposeErrors: resolveExposeErrors(options.exposeErrors),
     extensions: resolveExtensions(options.extensions, () => false),
+    tasks: resolveTaskOptions(options.tasks ?? (options.registry?.staticTools().some(declaresTasks) === true ? true : undefined)),
     ...resolveListenOptions(options, logger),
   };
   refuseUnguardedSensitiveTools(resolved);

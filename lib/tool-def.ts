@@ -8,6 +8,7 @@
 import type { CallbackReturn } from './callback.js';
 import type { CallContext } from './context.js';
 import type { ToolArgs, ToolResultOf, ToolReturn, ToolSchema } from './tool-types.js';
+import type { TaskSupport } from './tasks/task-record.js';
 
 /** MCP tool annotations (hints to the client); `destructiveHint: true` makes a tool sensitive. */
 export interface ToolAnnotations {
@@ -47,6 +48,15 @@ interface ToolFields {
    * challenge before the response starts). Not listed to clients.
    */
   requiredScopes?: readonly string[] | undefined;
+  /**
+   * Whether a call may run as a task (the tasks extension): `forbidden` (the
+   * default), `optional` (the server's tasks policy decides) or `required`
+   * (a client that did not declare the extension gets -32021). Listed as
+   * `execution.taskSupport`.
+   */
+  taskSupport?: TaskSupport | undefined;
+  /** For an optional-task tool: the `tasks.afterMs` policy of this tool (0: a task at once; N: only if not answered within N ms). */
+  taskAfterMs?: number | undefined;
   _meta?: Record<string, unknown> | undefined;
 }
 
@@ -93,6 +103,11 @@ export function isSensitiveTool(def: ToolDef): boolean {
   return def.sensitive === true || def.annotations?.destructiveHint === true || def.annotations?.sensitive === true;
 }
 
+/** Whether a tool may run as a task (`taskSupport` optional or required). */
+export function declaresTasks(def: ToolDef): boolean {
+  return def.taskSupport === 'optional' || def.taskSupport === 'required';
+}
+
 /** The JSON Schemas a tool is listed with (a Standard Schema's converted). */
 export interface ToolJsonSchemas {
   readonly input: Record<string, unknown> | undefined;
@@ -108,6 +123,7 @@ export function toolListing(def: ToolDef, schemas: ToolJsonSchemas): Record<stri
   if (schemas.output !== undefined) entry.outputSchema = schemas.output;
   if (def.annotations !== undefined) entry.annotations = def.annotations;
   if (def.icons !== undefined) entry.icons = def.icons;
+  if (declaresTasks(def)) entry.execution = { taskSupport: def.taskSupport };
   if (def._meta !== undefined) entry._meta = def._meta;
   return entry;
 }

@@ -19,10 +19,21 @@ export interface ToolEntry {
   readonly schemas: ToolSchemas;
 }
 
+const TASK_SUPPORT = new Set(['forbidden', 'optional', 'required']);
+
+function checkTaskPolicy(def: ToolDef): void {
+  if (def.taskSupport !== undefined && !TASK_SUPPORT.has(def.taskSupport)) {
+    throw new TypeError(`tool ${def.name}: taskSupport must be 'forbidden', 'optional' or 'required'`);
+  }
+  const after = def.taskAfterMs;
+  if (after !== undefined && (!Number.isSafeInteger(after) || after < 0)) throw new TypeError(`tool ${def.name}: taskAfterMs must be a non-negative integer`);
+}
+
 export function prepareTool(compiler: SchemaCompiler, def: ToolDef, derived: boolean): ToolEntry {
   requireName('a tool', def?.name);
   requireFunction('tool', def.name, def.handler, 'handler');
   checkRequiredScopes('requiredScopes', `tool ${def.name}`, def.requiredScopes);
+  checkTaskPolicy(def);
   const schemas = compiler.compileTool(def);
   checkHeaderMarks(def.name, schemas.json.input);
   return { def, derived, schemas };

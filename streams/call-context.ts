@@ -91,7 +91,7 @@ class LegacyChannel implements ClientChannel {
 }
 
 /** The channel for a request of either era. */
-function channelFor(core: ServerCore, scope: RequestScope, abort: LazyAbort): ClientChannel {
+export function requestChannel(core: ServerCore, scope: RequestScope, abort: LazyAbort): ClientChannel {
   return scope.era === 'modern' ? modernChannel(core, scope) : new LegacyChannel(core, scope, abort);
 }
 
@@ -116,10 +116,11 @@ class RequestCallContext implements CallContext {
   readonly #abort: LazyAbort;
   #channel: ClientChannel | undefined;
 
-  constructor(core: ServerCore, scope: RequestScope, abort: LazyAbort) {
+  constructor(core: ServerCore, scope: RequestScope, abort: LazyAbort, channel?: ClientChannel) {
     this.#core = core;
     this.#scope = scope;
     this.#abort = abort;
+    this.#channel = channel;
     this.connId = scope.connId;
     this.transport = scope.transport;
     if (scope.principal !== undefined) (this as { principal?: Principal }).principal = scope.principal;
@@ -147,6 +148,7 @@ class RequestCallContext implements CallContext {
   }
 
   progress(progress: number, total?: number, message?: string): void {
+    if (this.#channel?.muted === true) return;
     const progressToken = this.meta?.progressToken;
     if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
     const params: Record<string, unknown> = { progressToken, progress };
@@ -176,7 +178,7 @@ class RequestCallContext implements CallContext {
   }
 
   #client(): ClientChannel {
-    this.#channel ??= channelFor(this.#core, this.#scope, this.#abort);
+    this.#channel ??= requestChannel(this.#core, this.#scope, this.#abort);
     return this.#channel;
   }
 }
@@ -201,15 +203,19 @@ class ExtensionMethodContext extends RequestCallContext implements ExtensionCall
     readonly declared: boolean,
   ) {
     super(core, scope, abort);
+    this.owner = scope.peer;
   }
+
+  readonly owner: string;
 }
 
 export function extensionCallContext(core: ServerCore, scope: RequestScope, abort: LazyAbort, extensionId: string, declared: boolean): ExtensionCallContext {
   return new ExtensionMethodContext(core, scope, abort, extensionId, declared);
 }
 
-export function callContext(core: ServerCore, scope: RequestScope, abort: LazyAbort): CallContext {
-  return new RequestCallContext(core, scope, abort);
+/** A callback's context; `channel` replaces the request's way of talking to its client (a task's, tasks/task-channel.ts). */
+export function callContext(core: ServerCore, scope: RequestScope, abort: LazyAbort, channel?: ClientChannel): CallContext {
+  return new RequestCallContext(core, scope, abort, channel);
 }
 
 export function completionContext(core: ServerCore, scope: RequestScope, abort: LazyAbort, chosen: Record<string, string>): CompletionContext {

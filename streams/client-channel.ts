@@ -7,6 +7,8 @@ import type { LogLevel } from '../lib/log-levels.js';
  * here and only here (modern/client-channel.ts), so the context is one class.
  */
 export interface ClientChannel {
+  /** True once the call is a task (tasks/task-channel.ts): no progress or log notification is sent for it. */
+  readonly muted?: boolean;
   log(level: LogLevel, data: unknown, logger?: string): void;
   elicit(params: ElicitParams): Promise<ElicitResult>;
   sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;

@@ -33,6 +33,9 @@ import type { EraDecision } from '../lib/protocol/classified.js';
 import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith } from './stages/decide-era.js';
 import { ListenHub } from './state/listen-hub.js';
 import { ExtensionTable } from './extensions/extension-table.js';
+import { TaskService } from './tasks/task-service.js';
+import { tasksExtension } from './tasks/tasks-extension.js';
+import { TASKS_EXTENSION_ID } from '../lib/tasks/task-record.js';
 import { LEGACY_METHODS, MODERN_METHODS } from './methods/tables.js';
 import { accepts, outbox } from './outbox.js';
 import { ParkingLot, type ParkedApproval } from './state/parking.js';
@@ -169,7 +172,12 @@ export class McpServer {
     const events = new Subject<ServerEvent>();
     this.events$ = events.asObservable();
     this.connections = new Connections((state) => this.connectionGone(state));
-    const extensions = new ExtensionTable(this.options.extensions, (method) => LEGACY_METHODS.has(method) || MODERN_METHODS.has(method));
+    const tasks = this.options.tasks === null ? null : new TaskService(this.options.tasks, this.options.scheduler, this.options.logger);
+    if (tasks !== null && this.options.extensions.some((e) => e.id === TASKS_EXTENSION_ID)) {
+      throw new ConfigError('extensions', `extension ${TASKS_EXTENSION_ID} is rxmcp's own: turn it on with the tasks option`);
+    }
+    const served = tasks === null ? this.options.extensions : [tasksExtension(tasks), ...this.options.extensions];
+    const extensions = new ExtensionTable(served, (method) => LEGACY_METHODS.has(method) || MODERN_METHODS.has(method));
     const capabilities = new CapabilityTable(
       this.options.maxClientCapabilities,
       (connId) => this.connections.isLive(connId),
@@ -212,7 +220,9 @@ export class McpServer {
         () => this.connections.subscriptions,
       ),
       extensions,
+      tasks,
     };
+    tasks?.attach(this.core);
     // An extension that serves resources, tools or prompts registers them before the server serves.
     for (const extension of this.options.extensions) extension.setup?.(this.registry);
     this.stats$ = statsStream(() => this.stats(), this.options.statsIntervalMs, this.options.scheduler);
@@ -502,6 +512,8 @@ export class McpServer {
       inFlight: this.core.admission.inFlight(),
       parked: this.core.parking.parkedCount(),
       approvalTickets: this.core.approvals.ledger.outstanding?.() ?? 0,
+      tasks: this.core.tasks?.outstanding() ?? 0,
+      taskRuns: this.core.tasks?.runs.size ?? 0,
       connections: this.connections.size,
       capabilityEntries: this.core.capabilities.size,
       outstandingRequests: this.outstanding.size,
@@ -558,6 +570,7 @@ export class McpServer {
     for (const ref of [...this.outstanding.keys()]) this.cancel(ref);
     this.core.parking.close();
     this.core.approvals.ledger.close?.();
+    this.core.tasks?.close();
   }
 
   /**

@@ -168,7 +168,8 @@ function throughStages(
 /**
  * An authorized tools/call: the handler, through the middleware when the
  * server has any (then the answer is already a response). Without
- * middleware this is runHandler and nothing more.
+ * middleware this is runHandler and nothing more. A task's run passes its
+ * own context (tasks/task-run.ts).
  */
 export function runTool(
   core: ServerCore,
@@ -176,8 +177,8 @@ export function runTool(
   tool: ToolDef,
   args: Record<string, unknown>,
   abort: LazyAbort,
+  ctx: CallContext = callContext(core, scope, abort),
 ): Eventual<CallToolResult | StagedResponse> {
-  const ctx = callContext(core, scope, abort);
   const stages = core.options.middleware;
   return stages === null ? runHandler(core, tool, args, ctx) : throughStages(core, scope, stages, tool, args, ctx, abort);
 }

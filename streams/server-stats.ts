@@ -32,6 +32,13 @@ export interface ServerStats {
    * tickets are the deployment's, not this process's.
    */
   readonly approvalTickets: number;
+  /**
+   * Tasks this process's store holds (the in-memory one; 0 without tasks):
+   * a shared store's tasks are the deployment's, not this process's.
+   */
+  readonly tasks: number;
+  /** Task handlers running on this process. */
+  readonly taskRuns: number;
   readonly connections: number;
   readonly capabilityEntries: number;
   readonly outstandingRequests: number;

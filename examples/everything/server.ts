@@ -4,7 +4,8 @@
  * (`@modelcontextprotocol/conformance`, `--suite all`), each answering what
  * its scenario documents (0.1.16, and 0.2.0-alpha.12 with its 2026-07-28
  * scenarios: the input-required, stateless-diagnostic and schema tools), and the Skills
- * extension with one skill (skills.ts) for its sep-2640-skills-* scenarios. Authorization is chosen, not defaulted: everything
+ * extension with one skill (skills.ts) for its sep-2640-skills-* scenarios, and the
+ * tasks extension with the tools of its tasks-* scenarios (task-tools.ts). Authorization is chosen, not defaulted: everything
  * is allowed, explicitly, so the network boot guards let it serve.
  */
 import { asyncScheduler } from 'rxjs';
@@ -16,6 +17,7 @@ import { registerInputRequiredTools } from './input-required-tools.js';
 import { registerSchemaTools } from './schema-tools.js';
 import { registerStatelessTools } from './stateless-tools.js';
 import { registerTools } from './tools.js';
+import { registerTaskTools } from './task-tools.js';
 
 export interface EverythingServerOptions extends Omit<ServerOptions, 'registry' | 'authorizer' | 'readAuthorizer' | 'authorizerSource'> {
   /** The pause between a multi-step tool's steps; default 50 ms, as the scenarios describe. */
@@ -36,6 +38,7 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
   registerSchemaTools(registry);
   registerInputRequiredTools(registry);
   registerStatelessTools(registry);
+  registerTaskTools(registry);
   return createServer({
     name: 'rxmcp-everything',
     ...serverOptions,

@@ -27,6 +27,7 @@ import { errorResponse, isPlainObject, resultResponse, type JsonRpcResponse } fr
 import { frame, FramedResult } from '../../lib/protocol/framed-result.js';
 import { MODERN_META } from '../../lib/protocol/modern.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
+import { isCreateTaskResult } from '../tasks/task-wire.js';
 
 /** The resultType values the core defines; an extension's would be added here when advertised. */
 const RESULT_TYPES: ReadonlySet<unknown> = new Set(['complete', 'input_required']);
@@ -97,7 +98,8 @@ export function encodeModernReply(core: ServerCore, scope: RequestScope, reply: 
   }
   const result = reply.result;
   if (!isPlainObject(result)) return reply;
-  const resultType = RESULT_TYPES.has(result.resultType) ? (result.resultType as string) : 'complete';
+  // "task" only on the CreateTaskResult the tasks code made (a handler cannot forge one).
+  const resultType = RESULT_TYPES.has(result.resultType) || isCreateTaskResult(result) ? (result.resultType as string) : 'complete';
   const stamped: Record<string, unknown> = { resultType, ...result };
   stamped.resultType = resultType;
   const hinted = resultType === 'complete' && isCacheableMethod(scope.method);

@@ -97,7 +97,7 @@ class Replay {
         continue;
       }
       const given = this.fresh[key];
-      if (this.collected.asked?.[key] === q && this.asked === undefined && wellFormed(need.method, given)) {
+      if (this.collected.asked?.[key] === q && this.asked === undefined && wellFormedAnswer(need.method, given)) {
         this.collected = { ...this.collected, answers: { ...this.collected.answers, [key]: { q, a: given } } };
         answers[key] = given;
         continue;
@@ -189,7 +189,7 @@ function readCollected(payload: unknown): Collected {
 const ELICIT_ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
 /** The shape each kind of answer must have to be handed to the handler. */
-function wellFormed(method: InputNeed['method'], value: unknown): value is Record<string, unknown> {
+export function wellFormedAnswer(method: InputNeed['method'], value: unknown): value is Record<string, unknown> {
   if (!isPlainObject(value)) return false;
   if (method === 'elicitation/create') {
     return typeof value.action === 'string' && ELICIT_ACTIONS.has(value.action) && (value.content === undefined || isPlainObject(value.content));

@@ -22,6 +22,10 @@ import type { ParkingLot } from './parking.js';
 import type { Tracing } from '../tracing.js';
 import type { ReplyStream } from '../direct-source.js';
 import type { ResultMemberContext } from '../../lib/extension.js';
+import type { FirstAnswer, TaskDecision } from '../tasks/task-created.js';
+import type { Eventual } from '../eventual.js';
+import type { LazyAbort } from '../lazy-abort.js';
+import type { ToolDef } from '../../lib/tool-def.js';
 
 export interface ServerCore {
   readonly options: ResolvedOptions;
@@ -45,6 +49,22 @@ export interface ServerCore {
   readonly listens: ListenHub;
   /** The server's extensions: their methods per era, declared capabilities and result members. */
   readonly extensions: ServerExtensions;
+  /** The tasks extension's state (tasks/task-service.ts); null when the server does not speak tasks. */
+  readonly tasks: ServerTasks | null;
+}
+
+/** The tasks extension as the core uses it (tasks/task-service.ts implements it). */
+export interface ServerTasks {
+  /** Whether this tools/call runs as a task, plainly, or is refused -32021. */
+  decide(scope: RequestScope, tool: ToolDef): TaskDecision;
+  /** Starts a task-bound call: the request's answer is the handler's (in time) or the created task. */
+  start(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, requestAbort: LazyAbort): Eventual<FirstAnswer>;
+  /** Tasks held by this process's store (undefined for a shared store). */
+  outstanding(): number | undefined;
+  /** Task handlers running on this process. */
+  readonly runs: { readonly size: number };
+  /** `server.close()`: every task handler here stopped, the store closed. */
+  close(): void;
 }
 
 /** What an extension adds to another method's successful result (Extension.resultMembers), with its extension's id. */

@@ -30,7 +30,7 @@ describe.each(TRANSPORTS)("the fixture's initialize, resources, prompts and comp
       prompts: { listChanged: true },
       logging: {},
       completions: {},
-      extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } },
+      extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/skills': { directoryRead: true } },
     });
   });
 

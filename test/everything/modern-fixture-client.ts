@@ -36,6 +36,14 @@ export const MODERN_FIXTURE_TOOLS = [
   'test_logging_tool',
   'test_trigger_tool_change',
   'test_trigger_prompt_change',
+  // The tasks extension's (task-tools.ts).
+  'greet',
+  'slow_compute',
+  'failing_job',
+  'protocol_error_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
 ];
 
 /** What the client answers, by the requested form's first property. */

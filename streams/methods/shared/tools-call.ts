@@ -15,7 +15,10 @@
 import { of, type Observable } from 'rxjs';
 import type { Verdict } from '../../../lib/authorizers.js';
 import { DENY_DETAIL } from '../../../lib/deny-details.js';
-import { errorToolResult, invalidParams, toolDenied, toolNotFound } from '../../../lib/errors.js';
+import { errorToolResult, extensionNotDeclared, invalidParams, toolDenied, toolNotFound } from '../../../lib/errors.js';
+import { TASKS_EXTENSION_ID } from '../../../lib/tasks/task-record.js';
+import { TaskCreated } from '../../tasks/task-created.js';
+import { createTaskResult } from '../../tasks/task-wire.js';
 import { insufficientScopeDetail, scopesAllow } from '../../../lib/auth/target-scopes.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { isSensitiveTool } from '../../../lib/tool-def.js';
@@ -53,7 +56,7 @@ function unknownTool(core: ServerCore, scope: RequestScope, name: string): JsonR
   return typeof text === 'string' ? resultResponse(scope.id, errorToolResult(text)) : toolNotFound(scope.id, name);
 }
 
-type ToolAnswer = CallToolResult | StagedResponse | Refusal;
+type ToolAnswer = CallToolResult | StagedResponse | Refusal | TaskCreated;
 
 /**
  * One tools/call's worker: the tool authorizer, then the handler, then the
@@ -97,9 +100,10 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
   private afterVerdict(verdict: Verdict, abort: LazyAbort): Eventual<ToolAnswer> {
     const { core, scope, tool } = this;
     // Only a modern request can be a replay round (modern/replay.ts): a legacy one skips the lookup.
-    return verdict.kind !== 'allow' || tool === undefined || (scope.era === 'modern' && !replayReady(core, scope))
-      ? new Refusal(verdict)
-      : runTool(core, scope, tool, this.args, abort);
+    if (verdict.kind !== 'allow' || tool === undefined || (scope.era === 'modern' && !replayReady(core, scope))) return new Refusal(verdict);
+    // A tool that may run as a task, for a client that said it can take one (tasks/task-service.ts).
+    if (core.tasks !== null && core.tasks.decide(scope, tool) === 'task') return core.tasks.start(scope, tool, this.args, abort);
+    return runTool(core, scope, tool, this.args, abort);
   }
 
   reply(outcome: WorkerOutcome<ToolAnswer>, admission?: AdmissionKeeper): JsonRpcResponse | Observable<JsonRpcResponse | null> {
@@ -114,6 +118,7 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
       reportFailure(core, scope, outcome);
       return resultResponse(scope.id, failedToolResult(core, outcome));
     }
+    if (outcome.value instanceof TaskCreated) return resultResponse(scope.id, createTaskResult(outcome.value.task));
     if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
     const verdict = outcome.value.verdict;
     reportAuthorizerFault(core, scope, verdict);
@@ -141,6 +146,10 @@ export const callTool: MethodHandler = (core, scope) => {
   }
   if (tool !== undefined && !scopesAllow(scope.principal, tool.requiredScopes)) {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', insufficientScopeDetail(tool.requiredScopes!))));
+  }
+  // A tool that must run as a task cannot serve a client that cannot take one: -32021 naming the extension.
+  if (tool !== undefined && core.tasks !== null && core.tasks.decide(scope, tool) === 'missing') {
+    return of(extensionNotDeclared(scope.id, TASKS_EXTENSION_ID, `tools/call ${name}`));
   }
 
   return new ToolCall(core, scope, name, args, tool);

@@ -1,0 +1,317 @@
+/**
+ * TaskRun: one tools/call that is, or may become, a task, on the process
+ * that runs its handler.
+ *
+ * - `startAsTask` (policy `afterMs: 0`): the task is stored first, then the
+ *   handler starts under it; the request is answered with the CreateTaskResult.
+ * - `startRacing` (policy `afterMs: N`): the handler starts as a plain call
+ *   (the request's channel: an input call is an ordinary input round) and the
+ *   request gets its answer if it comes within N ms on the server's
+ *   scheduler; at N ms the task is stored, the handler's channel switches to
+ *   the task's, and the request is answered with the CreateTaskResult while
+ *   the handler goes on.
+ *
+ * Once a task, the run follows it in the store: `tasks/update` answers reach
+ * the handler's waiting ctx.elicit / ctx.askInputs, and a cancel, the TTL or
+ * the server's close aborts `ctx.signal`. The handler's outcome is stored
+ * once: its result (`isError` included) as `completed`, a JSON-RPC error its
+ * middleware answered or a crash as `failed`. A task holds no request and no
+ * worker slot: its bounds are the store's (tasks per owner and in total).
+ */
+import type { Subscription } from 'rxjs';
+import { callbackFailedToolResult, InputNeededError, INTERNAL_ERROR, MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
+import type { InputRequest } from '../../lib/mrtr/approval-form.js';
+import type { TaskEnding, TaskSignal } from '../../lib/ports/task-store.js';
+import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
+import type { ToolDef } from '../../lib/tool-def.js';
+import type { CallToolResult } from '../../lib/tool-result.js';
+import type { TaskRecord } from '../../lib/tasks/task-record.js';
+import { callContext, requestChannel } from '../call-context.js';
+import type { ClientChannel } from '../client-channel.js';
+import { eventualOf, settleEventual, thenEventual, type Eventual, type EventualObserver, type Reading } from '../eventual.js';
+import { LazyAbort } from '../lazy-abort.js';
+import { runTool } from '../run-tool.js';
+import type { RequestScope, ServerCore } from '../state/server-core.js';
+import type { TaskStore } from '../../lib/ports/task-store.js';
+import { StagedResponse } from '../through-middleware.js';
+import { CallCancelledError } from '../worker.js';
+import { TaskChannel, type TaskQuestions } from './task-channel.js';
+import { SwitchingChannel } from './switching-channel.js';
+import { TaskCreated, type FirstAnswer } from './task-created.js';
+
+type HandlerAnswer = CallToolResult | StagedResponse;
+
+/** What a run needs of its server's tasks (task-service.ts): the store, the core, and the table of runs here. */
+export interface TaskRunHost {
+  readonly store: TaskStore;
+  readonly core: ServerCore;
+  readonly runs: Map<string, TaskRun>;
+}
+
+/** A question of the handler's, waiting for every one of its keys. */
+interface Waiter {
+  readonly pending: Set<string>;
+  readonly answers: Record<string, unknown>;
+  resolve(answers: Record<string, unknown>): void;
+  reject(error: unknown): void;
+}
+
+type Phase = 'request' | 'creating' | 'task' | 'ended';
+
+export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
+  private readonly abort = new LazyAbort();
+  private phase: Phase = 'request';
+  private task: TaskRecord | undefined;
+  /** The handler's outcome when it came while the task was being stored. */
+  private early: { ok: true; value: HandlerAnswer } | { ok: false; error: unknown } | undefined;
+  private first: { resolve(answer: FirstAnswer): void; reject(error: unknown): void } | undefined;
+  private timer: Subscription | undefined;
+  private following: Subscription | undefined;
+  private reading: Reading | undefined;
+  private readonly waiters = new Set<Waiter>();
+  /** Questions asked while the task was being stored: stored once it is. */
+  private queued: Array<Readonly<Record<string, InputRequest>>> = [];
+  private readonly usedKeys = new Set<string>();
+  private keyCount = 0;
+
+  constructor(
+    private readonly service: TaskRunHost,
+    private readonly scope: RequestScope,
+    private readonly tool: ToolDef,
+    private readonly args: Record<string, unknown>,
+  ) {}
+
+  /** The task first, then the handler under it. */
+  startAsTask(): Eventual<FirstAnswer> {
+    this.phase = 'creating';
+    const creation$ = this.service.store.create({ owner: this.scope.peer, method: 'tools/call', name: this.tool.name });
+    return thenEventual(eventualOf(creation$), (creation): FirstAnswer => {
+      if (creation === undefined || !creation.created) {
+        this.phase = 'ended';
+        return refused(creation === undefined ? 'the task store answered nothing' : creation.reason);
+      }
+      this.becomeTask(creation.task);
+      this.runHandler(new TaskChannel(this.service.core, this.scope, this));
+      return new TaskCreated(creation.task);
+    });
+  }
+
+  /** The handler now as a plain call; a task if it has not answered within `afterMs`. */
+  startRacing(requestAbort: LazyAbort, afterMs: number): Eventual<FirstAnswer> {
+    const core = this.service.core;
+    const channel = new SwitchingChannel(requestChannel(core, this.scope, this.abort), new TaskChannel(core, this.scope, this));
+    const first = new Promise<FirstAnswer>((resolve, reject) => {
+      this.first = { resolve, reject };
+    });
+    // Until it is a task, the request's cancellation is the call's.
+    requestAbort.signal.addEventListener('abort', () => this.phase === 'request' && this.stop('cancelled'), { once: true });
+    this.timer = core.options.scheduler.schedule(() => this.promote(channel), afterMs);
+    this.runHandler(channel);
+    return eventualOf(first) as Eventual<FirstAnswer>;
+  }
+
+  /** TaskQuestions: a key unused in this task, the handler's own when it is free. */
+  freshKey(wanted?: string): string {
+    let key = wanted !== undefined && !this.usedKeys.has(wanted) ? wanted : `rxmcp.${++this.keyCount}`;
+    while (this.usedKeys.has(key)) key = `rxmcp.${++this.keyCount}`;
+    this.usedKeys.add(key);
+    return key;
+  }
+
+  /** TaskQuestions: stores the questions on the task and waits for all their answers. */
+  ask(requests: Readonly<Record<string, InputRequest>>): Promise<Record<string, unknown>> {
+    if (this.phase === 'ended' || this.phase === 'request') return Promise.reject(new CallCancelledError('the task is not running'));
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      this.waiters.add({ pending: new Set(Object.keys(requests)), answers: {}, resolve, reject });
+      if (this.phase === 'creating') this.queued.push(requests);
+      else this.store(requests);
+    });
+  }
+
+  /** EventualObserver: the handler answered. */
+  answer(value: HandlerAnswer): void {
+    this.settled({ ok: true, value });
+  }
+
+  /** EventualObserver: the handler failed. */
+  failure(error: unknown): void {
+    this.settled({ ok: false, error });
+  }
+
+  private settled(outcome: { ok: true; value: HandlerAnswer } | { ok: false; error: unknown }): void {
+    switch (this.phase) {
+      case 'request':
+        // In time: the request's own answer (an input round's failure included), no task.
+        this.phase = 'ended';
+        this.timer?.unsubscribe();
+        if (outcome.ok) this.first?.resolve(outcome.value);
+        else this.first?.reject(outcome.error);
+        return;
+      case 'creating':
+        this.early = outcome;
+        return;
+      case 'task':
+        this.end(outcome.ok ? endingOf(outcome.value) : this.failedEnding(outcome.error));
+        return;
+      case 'ended':
+        return;
+    }
+  }
+
+  private runHandler(channel: ClientChannel): void {
+    const ctx = callContext(this.service.core, this.scope, this.abort, channel);
+    let answer: Eventual<HandlerAnswer>;
+    try {
+      answer = runTool(this.service.core, this.scope, this.tool, this.args, this.abort, ctx);
+    } catch (error) {
+      this.failure(error);
+      return;
+    }
+    const reading = settleEventual(answer, this);
+    if (this.phase !== 'ended') this.reading = reading;
+  }
+
+  /** The afterMs timer: the call becomes a task. */
+  private promote(channel: SwitchingChannel): void {
+    this.timer = undefined;
+    if (this.phase !== 'request') return;
+    this.phase = 'creating';
+    channel.switchToTask();
+    this.service.store.create({ owner: this.scope.peer, method: 'tools/call', name: this.tool.name }).subscribe({
+      next: (creation) => {
+        if (creation.created) this.promoted(creation.task);
+        else this.notPromoted(creation.reason);
+      },
+      error: (error: unknown) => {
+        this.service.core.options.logger.error({ err: error, tool: this.tool.name }, 'task store failed to create a task');
+        this.notPromoted('the task store is unavailable');
+      },
+    });
+  }
+
+  private promoted(task: TaskRecord): void {
+    this.becomeTask(task);
+    this.first?.resolve(new TaskCreated(task));
+    const early = this.early;
+    if (early !== undefined) this.settled(early);
+  }
+
+  /** No room for the task: the call ends with the refusal, its handler stopped. */
+  private notPromoted(reason: string): void {
+    const early = this.early;
+    this.stop('refused');
+    if (early?.ok === true) this.first?.resolve(early.value);
+    else this.first?.resolve(refused(reason));
+  }
+
+  private becomeTask(task: TaskRecord): void {
+    this.task = task;
+    this.phase = 'task';
+    this.service.runs.set(task.taskId, this);
+    this.following = this.service.store.follow(task.taskId).subscribe({
+      next: (signal) => this.heard(signal),
+      // A store that stops telling (it ended the task itself, or lost it) stops the work.
+      complete: () => this.stop('closed'),
+      error: (error: unknown) => {
+        this.service.core.options.logger.error({ err: error, taskId: task.taskId }, 'task store stopped following a task');
+        this.stop('closed');
+      },
+    });
+    const queued = this.queued;
+    this.queued = [];
+    for (const requests of queued) this.store(requests);
+  }
+
+  private store(requests: Readonly<Record<string, InputRequest>>): void {
+    const taskId = this.task!.taskId;
+    this.service.store.ask(taskId, requests).subscribe({
+      next: (stored) => {
+        if (!stored) this.stop('closed');
+      },
+      error: (error: unknown) => {
+        this.service.core.options.logger.error({ err: error, taskId }, 'task store failed to store a question');
+        this.end({ status: 'failed', error: { code: INTERNAL_ERROR, message: 'Internal error: the task store is unavailable' } });
+      },
+    });
+  }
+
+  private heard(signal: TaskSignal): void {
+    if (signal.kind === 'stop') {
+      this.stop(signal.reason);
+      return;
+    }
+    for (const waiter of this.waiters) {
+      for (const [key, value] of Object.entries(signal.responses)) {
+        if (!waiter.pending.delete(key)) continue;
+        waiter.answers[key] = value;
+      }
+      if (waiter.pending.size === 0) {
+        this.waiters.delete(waiter);
+        waiter.resolve(waiter.answers);
+      }
+    }
+  }
+
+  /** How a failed handler ends its task: stopped by us, a missing capability, or a crash. */
+  private failedEnding(error: unknown): TaskEnding {
+    if (this.abort.aborted) return { status: 'cancelled' };
+    if (error instanceof InputNeededError) {
+      return {
+        status: 'failed',
+        error: { code: MISSING_REQUIRED_CLIENT_CAPABILITY, message: error.message, data: { requiredCapabilities: error.need.requiredCapabilities } },
+        statusMessage: error.message,
+      };
+    }
+    this.service.core.options.logger.error({ err: error, tool: this.tool.name, taskId: this.task?.taskId }, `MCP callback crashed in task: tools/call ${this.tool.name}`);
+    return { status: 'failed', error: { code: INTERNAL_ERROR, message: 'Internal error: the tool failed (callback_crashed)' }, statusMessage: 'the tool failed' };
+  }
+
+  /** The outcome stored, once; the run's ties undone. */
+  private end(ending: TaskEnding): void {
+    if (this.phase === 'ended') return;
+    this.phase = 'ended';
+    this.release(new CallCancelledError('the task ended'));
+    const taskId = this.task!.taskId;
+    this.service.store.finish(taskId, ending).subscribe({
+      error: (error: unknown) => this.service.core.options.logger.error({ err: error, taskId }, 'task store failed to store a task outcome'),
+    });
+  }
+
+  /** The work stopped from outside: a cancel, the TTL, the server's close, or no room for the task. */
+  private stop(reason: string): void {
+    if (this.phase === 'ended') return;
+    const wasRequest = this.phase === 'request';
+    this.phase = 'ended';
+    const stopped = new CallCancelledError(`task ${reason}`);
+    this.abort.abort(stopped);
+    this.reading?.cancel();
+    this.release(stopped);
+    if (wasRequest) this.first?.reject(stopped);
+  }
+
+  private release(reason: unknown): void {
+    this.timer?.unsubscribe();
+    this.following?.unsubscribe();
+    if (this.task !== undefined) this.service.runs.delete(this.task.taskId);
+    for (const waiter of this.waiters) waiter.reject(reason);
+    this.waiters.clear();
+  }
+}
+
+/** The handler's answer as the task's ending: a result is `completed`, a JSON-RPC error its middleware answered is `failed`. */
+function endingOf(answer: HandlerAnswer): TaskEnding {
+  if (!(answer instanceof StagedResponse)) return { status: 'completed', result: answer as unknown as Record<string, unknown> };
+  const response = answer.response as { result?: unknown; error?: unknown };
+  if (isPlainObject(response.error)) {
+    const error = response.error as { code?: unknown; message?: unknown; data?: unknown };
+    const code = typeof error.code === 'number' ? error.code : INTERNAL_ERROR;
+    const message = typeof error.message === 'string' ? error.message : 'Internal error';
+    return { status: 'failed', error: error.data === undefined ? { code, message } : { code, message, data: error.data }, statusMessage: message };
+  }
+  return { status: 'completed', result: isPlainObject(response.result) ? response.result : {} };
+}
+
+/** The answer when the store has no room for a task: the busy result, saying which bound. */
+function refused(reason: string): CallToolResult {
+  return callbackFailedToolResult('server_busy', undefined, `Error: server_busy: no room for a task (${reason})`) as unknown as CallToolResult;
+}

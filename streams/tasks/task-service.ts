@@ -1,0 +1,84 @@
+/**
+ * TaskService: a server's tasks. It decides, per tools/call, whether the call
+ * runs as a task (the tool's `taskSupport`, the client's declaration on that
+ * request, the `afterMs` policy), starts its TaskRun, and holds the store
+ * (in memory, or the `tasks.store` option's) and the runs this process has.
+ */
+import { ConfigError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/logger.js';
+import type { TaskStore } from '../../lib/ports/task-store.js';
+import type { SchedulerLike } from 'rxjs';
+import { MemoryTaskStore } from '../../lib/tasks/memory-task-store.js';
+import { TASKS_EXTENSION_ID } from '../../lib/tasks/task-record.js';
+import type { ResolvedTaskOptions } from '../../lib/tasks/task-options.js';
+import { declaresTasks, type ToolDef } from '../../lib/tool-def.js';
+import type { Eventual } from '../eventual.js';
+import { clientDeclares } from '../extensions/client-declares.js';
+import type { LazyAbort } from '../lazy-abort.js';
+import type { RequestScope, ServerCore, ServerTasks } from '../state/server-core.js';
+import type { FirstAnswer, TaskDecision } from './task-created.js';
+import { TaskRun } from './task-run.js';
+
+
+const STORE_METHODS = ['create', 'get', 'ask', 'answer', 'finish', 'cancel', 'follow'] as const;
+
+export class TaskService implements ServerTasks {
+  readonly store: TaskStore;
+  /** Tasks whose handler runs on this process, by id. */
+  readonly runs = new Map<string, TaskRun>();
+  #core: ServerCore | undefined;
+
+  constructor(
+    readonly options: ResolvedTaskOptions,
+    scheduler: SchedulerLike,
+    logger: Logger,
+  ) {
+    const setup = {
+      ttlMs: options.ttlMs,
+      pollIntervalMs: options.pollIntervalMs,
+      maxTasks: options.maxTasks,
+      maxTasksPerOwner: options.maxTasksPerOwner,
+      maxRetainedBytes: options.maxRetainedBytes,
+      scheduler,
+      logger,
+    };
+    const store: unknown = options.store === null ? new MemoryTaskStore(setup) : options.store(setup);
+    if (typeof store !== 'object' || store === null || !STORE_METHODS.every((name) => typeof (store as Record<string, unknown>)[name] === 'function')) {
+      throw new ConfigError('tasks', `tasks.store must build a TaskStore (${STORE_METHODS.join(', ')})`);
+    }
+    this.store = store as TaskStore;
+  }
+
+  /** The server's core, given once it is built (the tasks extension is part of it). */
+  attach(core: ServerCore): void {
+    this.#core = core;
+  }
+
+  get core(): ServerCore {
+    return this.#core!;
+  }
+
+  /** Whether this tools/call runs as a task: only for a tool that supports one, on a request whose client declared the extension. */
+  decide(scope: RequestScope, tool: ToolDef): TaskDecision {
+    if (!declaresTasks(tool)) return 'plain';
+    if (scope.era === 'modern' && clientDeclares(this.core, scope, TASKS_EXTENSION_ID)) return 'task';
+    return tool.taskSupport === 'required' ? 'missing' : 'plain';
+  }
+
+  /** Starts a task-bound call by the tool's policy, else the server's. */
+  start(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, requestAbort: LazyAbort): Eventual<FirstAnswer> {
+    const run = new TaskRun(this, scope, tool, args);
+    const afterMs = tool.taskAfterMs ?? this.options.afterMs;
+    return afterMs === 0 ? run.startAsTask() : run.startRacing(requestAbort, afterMs);
+  }
+
+  /** Tasks this process holds (a store that can say). */
+  outstanding(): number | undefined {
+    return this.store.outstanding?.();
+  }
+
+  /** `server.close()`: every run here stopped, the store closed. */
+  close(): void {
+    this.store.close?.();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * A stored task as the 2026-07-28 wire shows it: the CreateTaskResult a
+ * tools/call answers with (`resultType: "task"`, flat, nothing inlined), and
+ * the DetailedTask of `tasks/get` and `notifications/tasks` (the result when
+ * completed, the error when failed, the outstanding `inputRequests` when
+ * input_required). Times are ISO 8601 on the store's clock.
+ */
+import type { TaskRecord } from '../../lib/tasks/task-record.js';
+
+/** The results this module made: the only ones the modern encoder lets carry `resultType: "task"` (a handler cannot forge one). */
+const createTaskResults = new WeakSet<object>();
+
+export function isCreateTaskResult(result: object): boolean {
+  return createTaskResults.has(result);
+}
+
+/** The Task members every shape shares. */
+function taskMembers(task: TaskRecord): Record<string, unknown> {
+  const members: Record<string, unknown> = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+  };
+  if (task.statusMessage !== undefined) members.statusMessage = task.statusMessage;
+  return members;
+}
+
+/** The answer to the tools/call that created the task. */
+export function createTaskResult(task: TaskRecord): Record<string, unknown> {
+  const result = { resultType: 'task', ...taskMembers(task) };
+  createTaskResults.add(result);
+  return result;
+}
+
+/** `tasks/get`: the task with what its status inlines. */
+export function detailedTask(task: TaskRecord): Record<string, unknown> {
+  const detailed = taskMembers(task);
+  if (task.status === 'input_required' && task.inputRequests !== undefined) detailed.inputRequests = task.inputRequests;
+  if (task.status === 'completed' && task.result !== undefined) detailed.result = task.result;
+  if (task.status === 'failed' && task.error !== undefined) detailed.error = task.error;
+  return detailed;
+}
