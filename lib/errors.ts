@@ -309,6 +309,16 @@ export function extensionNotDeclared(id: JsonRpcId, extensionId: string, method:
   return missingClientCapability(id, { extensions: { [extensionId]: {} } }, `extension ${extensionId} (for ${method})`);
 }
 
+/** 2025-11-25: a tool whose taskSupport is `required`, called without `params.task` (-32601, as that revision says). */
+export function taskNotAsked(id: JsonRpcId, tool: string): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(METHOD_NOT_FOUND, `Tool ${tool} must be called as a task (params.task)`));
+}
+
+/** 2025-11-25: `params.task` on a tool that does not run as a task (-32601, as that revision says). */
+export function taskNotSupported(id: JsonRpcId, tool: string): JsonRpcErrorResponse {
+  return errorResponse(id, errorObject(METHOD_NOT_FOUND, `Tool ${tool} does not run as a task`));
+}
+
 /** A reply the server could not serialise (a BigInt, a cycle): the request still gets an answer. */
 export function internalError(id: JsonRpcId, detail: string): JsonRpcErrorResponse {
   return errorResponse(id, errorObject(INTERNAL_ERROR, `Internal error: ${detail}`));

@@ -47,6 +47,12 @@ export type TaskSignal =
 /** `answer`'s outcome: the keys taken (others ignored, as the spec asks), or the task is not there. */
 export type TaskAnswer = { readonly found: true; readonly accepted: readonly string[] } | { readonly found: false };
 
+/** A page of one owner's tasks; `nextCursor` when there are more. */
+export interface TaskPage {
+  readonly tasks: readonly TaskRecord[];
+  readonly nextCursor?: string | undefined;
+}
+
 /** The `tasks` store of a server: in memory by default; the `store` option of `tasks` builds another. */
 export interface TaskStore {
   /** Stores a new `working` task for `task.owner`, or refuses (a bound). Emits only once it is readable by `get`. */
@@ -67,6 +73,13 @@ export interface TaskStore {
    * a task whose runner is gone (a node that died) within one lease.
    */
   follow(taskId: string): Observable<TaskSignal>;
+  /**
+   * One page of `owner`'s tasks, oldest first, after `cursor` (a previous
+   * page's `nextCursor`, opaque). Only the 2025-11-25 `tasks/list` uses it; a
+   * store without it makes the server leave `tasks.list` out of its
+   * capabilities (2026-07-28 has no listing at all).
+   */
+  list?(owner: string, cursor: string | undefined, limit: number): Observable<TaskPage>;
   /** Tasks this process holds (in memory); `server.stats()` reports it as `tasks`. A shared store leaves it out. */
   outstanding?(): number;
   /** `server.close()`: stop every follower here, free timers, refuse creation. Idempotent. */

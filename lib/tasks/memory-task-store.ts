@@ -17,7 +17,7 @@
 import { defer, EMPTY, of, Subject, type Observable } from 'rxjs';
 import { DeadlineQueue, type DeadlineEntry, type Expiring } from '../deadline-queue.js';
 import type { InputRequest } from '../mrtr/approval-form.js';
-import type { NewTask, TaskAnswer, TaskCreation, TaskEnding, TaskSignal, TaskStore, TaskStoreSetup } from '../ports/task-store.js';
+import type { NewTask, TaskAnswer, TaskCreation, TaskEnding, TaskPage, TaskSignal, TaskStore, TaskStoreSetup } from '../ports/task-store.js';
 import { randomId } from '../random-id.js';
 import { retainedSize } from '../retained-size.js';
 import { isTerminal, type TaskRecord } from './task-record.js';
@@ -37,6 +37,8 @@ class Entry implements Expiring {
   constructor(
     private readonly store: MemoryTaskStore,
     record: TaskRecord,
+    /** Its place in creation order: what a listing's cursor names. */
+    readonly seq: number,
   ) {
     this.record = record;
   }
@@ -52,6 +54,7 @@ export class MemoryTaskStore implements TaskStore {
   private readonly deadlines: DeadlineQueue;
   private bytes = 0;
   private closed = false;
+  private created = 0;
 
   constructor(private readonly setup: TaskStoreSetup) {
     this.deadlines = new DeadlineQueue(setup.scheduler, setup.ttlMs);
@@ -88,6 +91,22 @@ export class MemoryTaskStore implements TaskStore {
       if (isTerminal(entry.record.status)) return entry.record.status === 'cancelled' ? of<TaskSignal>({ kind: 'stop', reason: 'cancelled' }) : EMPTY;
       entry.signals ??= new Subject<TaskSignal>();
       return entry.signals;
+    });
+  }
+
+  list(owner: string, cursor: string | undefined, limit: number): Observable<TaskPage> {
+    return defer(() => {
+      const after = cursor === undefined ? 0 : Number.parseInt(cursor, 36);
+      if (!Number.isSafeInteger(after) || after < 0) throw new RangeError('not a cursor of this store');
+      const page: TaskRecord[] = [];
+      let last = 0;
+      for (const entry of this.tasks.values()) {
+        if (entry.seq <= after || entry.record.owner !== owner) continue;
+        if (page.length === limit) return of({ tasks: page, nextCursor: last.toString(36) });
+        page.push(entry.record);
+        last = entry.seq;
+      }
+      return of({ tasks: page });
     });
   }
 
@@ -128,7 +147,7 @@ export class MemoryTaskStore implements TaskStore {
       ttlMs: this.setup.ttlMs,
       pollIntervalMs: this.setup.pollIntervalMs,
     };
-    const entry = new Entry(this, record);
+    const entry = new Entry(this, record, ++this.created);
     entry.deadline = this.deadlines.add(entry);
     this.tasks.set(record.taskId, entry);
     this.perOwner.set(task.owner, owned + 1);

@@ -59,6 +59,8 @@ export interface ServerTasks {
   decide(scope: RequestScope, tool: ToolDef): TaskDecision;
   /** Starts a task-bound call: the request's answer is the handler's (in time) or the created task. */
   start(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, requestAbort: LazyAbort): Eventual<FirstAnswer>;
+  /** The 2025-11-25 `capabilities.tasks` initialize declares. */
+  legacyCapability(): Record<string, unknown>;
   /** Tasks held by this process's store (undefined for a shared store). */
   outstanding(): number | undefined;
   /** Task handlers running on this process. */

@@ -16,5 +16,10 @@ export class TaskCreated {
 /** The creating request's answer: the handler's own (it came in time), or the task. */
 export type FirstAnswer = CallToolResult | StagedResponse | TaskCreated;
 
-/** How a tools/call runs: a plain call, a task, or refused (-32021) because the tool needs a task the client cannot take. */
-export type TaskDecision = 'plain' | 'task' | 'missing';
+/**
+ * How a tools/call runs: a plain call; a task; `missing`: the tool needs a
+ * task the request did not ask for (-32021 on 2026-07-28, -32601 on
+ * 2025-11-25); `unsupported`: a 2025-11-25 request asked a task of a tool that
+ * does not run as one (-32601).
+ */
+export type TaskDecision = 'plain' | 'task' | 'missing' | 'unsupported';

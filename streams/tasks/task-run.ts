@@ -36,6 +36,8 @@ import type { TaskStore } from '../../lib/ports/task-store.js';
 import { StagedResponse } from '../through-middleware.js';
 import { CallCancelledError } from '../worker.js';
 import { TaskChannel, type TaskQuestions } from './task-channel.js';
+import { RELATED_TASK_META } from './task-wire.js';
+import type { ElicitParams } from '../../lib/context.js';
 import { SwitchingChannel } from './switching-channel.js';
 import { TaskCreated, type FirstAnswer } from './task-created.js';
 
@@ -46,6 +48,8 @@ export interface TaskRunHost {
   readonly store: TaskStore;
   readonly core: ServerCore;
   readonly runs: Map<string, TaskRun>;
+  /** Told the id of every task of this process that ended. */
+  readonly settled$: { next(taskId: string): void };
 }
 
 /** A question of the handler's, waiting for every one of its keys. */
@@ -227,12 +231,46 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     this.service.store.ask(taskId, requests).subscribe({
       next: (stored) => {
         if (!stored) this.stop('closed');
+        // 2025-11-25 has no tasks/update: the client is sent the questions as requests, tied to the task.
+        else if (this.scope.era === 'legacy') this.sendToClient(taskId, requests);
       },
       error: (error: unknown) => {
         this.service.core.options.logger.error({ err: error, taskId }, 'task store failed to store a question');
         this.end({ status: 'failed', error: { code: INTERNAL_ERROR, message: 'Internal error: the task store is unavailable' } });
       },
     });
+  }
+
+  /**
+   * 2025-11-25: each question sent to the client on the task's connection
+   * (with the related-task `_meta`), its answer taken into the store as a
+   * tasks/update would be, so the store stays the one place answers are taken.
+   */
+  private sendToClient(taskId: string, requests: Readonly<Record<string, InputRequest>>): void {
+    const channel = requestChannel(this.service.core, this.scope, this.abort);
+    const related = { [RELATED_TASK_META]: { taskId } };
+    for (const [key, request] of Object.entries(requests)) {
+      const params = { ...request.params, _meta: { ...(request.params?._meta as object | undefined), ...related } };
+      const answer =
+        request.method === 'elicitation/create'
+          ? channel.elicit(params as unknown as ElicitParams)
+          : request.method === 'sampling/createMessage'
+            ? channel.sample(params)
+            : channel.listRoots();
+      answer.then(
+        (value) => this.service.store.answer(taskId, { [key]: value }).subscribe({ error: (error: unknown) => this.unanswered(key, error) }),
+        (error: unknown) => this.unanswered(key, error),
+      );
+    }
+  }
+
+  /** A question the client could not be asked or did not answer: the handler's wait for it fails with why. */
+  private unanswered(key: string, error: unknown): void {
+    for (const waiter of this.waiters) {
+      if (!waiter.pending.has(key)) continue;
+      this.waiters.delete(waiter);
+      waiter.reject(error);
+    }
   }
 
   private heard(signal: TaskSignal): void {
@@ -273,6 +311,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     this.release(new CallCancelledError('the task ended'));
     const taskId = this.task!.taskId;
     this.service.store.finish(taskId, ending).subscribe({
+      complete: () => this.service.settled$.next(taskId),
       error: (error: unknown) => this.service.core.options.logger.error({ err: error, taskId }, 'task store failed to store a task outcome'),
     });
   }
@@ -292,7 +331,10 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
   private release(reason: unknown): void {
     this.timer?.unsubscribe();
     this.following?.unsubscribe();
-    if (this.task !== undefined) this.service.runs.delete(this.task.taskId);
+    if (this.task !== undefined) {
+      this.service.runs.delete(this.task.taskId);
+      this.service.settled$.next(this.task.taskId);
+    }
     for (const waiter of this.waiters) waiter.reject(reason);
     this.waiters.clear();
   }

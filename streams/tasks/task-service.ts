@@ -7,7 +7,8 @@
 import { ConfigError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TaskStore } from '../../lib/ports/task-store.js';
-import type { SchedulerLike } from 'rxjs';
+import { Subject, type SchedulerLike } from 'rxjs';
+import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
 import { MemoryTaskStore } from '../../lib/tasks/memory-task-store.js';
 import { TASKS_EXTENSION_ID } from '../../lib/tasks/task-record.js';
 import type { ResolvedTaskOptions } from '../../lib/tasks/task-options.js';
@@ -58,18 +59,32 @@ export class TaskService implements ServerTasks {
     return this.#core!;
   }
 
-  /** Whether this tools/call runs as a task: only for a tool that supports one, on a request whose client declared the extension. */
+  /**
+   * Whether this tools/call runs as a task. 2026-07-28: the server's choice,
+   * for a tool that supports one, on a request that declared the extension
+   * (a `task` param is ignored). 2025-11-25: the client's, by `params.task`.
+   */
   decide(scope: RequestScope, tool: ToolDef): TaskDecision {
+    if (scope.era === 'legacy' && isPlainObject(scope.params?.task)) return declaresTasks(tool) ? 'task' : 'unsupported';
     if (!declaresTasks(tool)) return 'plain';
     if (scope.era === 'modern' && clientDeclares(this.core, scope, TASKS_EXTENSION_ID)) return 'task';
     return tool.taskSupport === 'required' ? 'missing' : 'plain';
   }
 
+  /** The 2025-11-25 `capabilities.tasks` of initialize: tools/call may be a task; cancel; list when the store can. */
+  legacyCapability(): Record<string, unknown> {
+    return { ...(this.store.list === undefined ? {} : { list: {} }), cancel: {}, requests: { tools: { call: {} } } };
+  }
+
+  /** A task of this process ended (stored, or stopped): a waiting 2025-11-25 tasks/result looks again at once. */
+  readonly settled$ = new Subject<string>();
+
   /** Starts a task-bound call by the tool's policy, else the server's. */
   start(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, requestAbort: LazyAbort): Eventual<FirstAnswer> {
     const run = new TaskRun(this, scope, tool, args);
     const afterMs = tool.taskAfterMs ?? this.options.afterMs;
-    return afterMs === 0 ? run.startAsTask() : run.startRacing(requestAbort, afterMs);
+    // A 2025-11-25 client asked for a task and reads only a CreateTaskResult: no race there.
+    return afterMs === 0 || scope.era === 'legacy' ? run.startAsTask() : run.startRacing(requestAbort, afterMs);
   }
 
   /** Tasks this process holds (a store that can say). */

@@ -43,3 +43,25 @@ export function detailedTask(task: TaskRecord): Record<string, unknown> {
   if (task.status === 'failed' && task.error !== undefined) detailed.error = task.error;
   return detailed;
 }
+
+/** The `_meta` key that ties a 2025-11-25 message to its task. */
+export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
+
+/** The 2025-11-25 Task: `ttl` and `pollInterval` (milliseconds), nothing inlined. */
+export function legacyTask(task: TaskRecord): Record<string, unknown> {
+  const shown: Record<string, unknown> = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttl: task.ttlMs,
+    pollInterval: task.pollIntervalMs,
+  };
+  if (task.statusMessage !== undefined) shown.statusMessage = task.statusMessage;
+  return shown;
+}
+
+/** The 2025-11-25 CreateTaskResult: the task under `task`. */
+export function legacyCreateTaskResult(task: TaskRecord): Record<string, unknown> {
+  return { task: legacyTask(task) };
+}

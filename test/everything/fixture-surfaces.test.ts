@@ -30,6 +30,7 @@ describe.each(TRANSPORTS)("the fixture's initialize, resources, prompts and comp
       prompts: { listChanged: true },
       logging: {},
       completions: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/skills': { directoryRead: true } },
     });
   });

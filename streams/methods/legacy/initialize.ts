@@ -20,7 +20,8 @@ export const initialize: MethodHandler = (core, scope) => {
   core.capabilities.set(scope.connId, scope.params?.capabilities, scope.principal);
   const result: Record<string, unknown> = {
     protocolVersion: negotiateProtocolVersion(scope.params?.protocolVersion),
-    capabilities: core.extensions.capabilities(SERVER_CAPABILITIES),
+    // 2025-11-25 tasks are a capability of their own (2026-07-28 declares the extension instead).
+    capabilities: core.extensions.capabilities(core.tasks === null ? SERVER_CAPABILITIES : { ...SERVER_CAPABILITIES, tasks: core.tasks.legacyCapability() }),
     serverInfo: { name: core.options.name, version: core.options.serverVersion },
   };
   if (core.options.instructions !== undefined) result.instructions = core.options.instructions;

@@ -15,10 +15,10 @@
 import { of, type Observable } from 'rxjs';
 import type { Verdict } from '../../../lib/authorizers.js';
 import { DENY_DETAIL } from '../../../lib/deny-details.js';
-import { errorToolResult, extensionNotDeclared, invalidParams, toolDenied, toolNotFound } from '../../../lib/errors.js';
+import { errorToolResult, extensionNotDeclared, invalidParams, taskNotAsked, taskNotSupported, toolDenied, toolNotFound } from '../../../lib/errors.js';
 import { TASKS_EXTENSION_ID } from '../../../lib/tasks/task-record.js';
 import { TaskCreated } from '../../tasks/task-created.js';
-import { createTaskResult } from '../../tasks/task-wire.js';
+import { createTaskResult, legacyCreateTaskResult } from '../../tasks/task-wire.js';
 import { insufficientScopeDetail, scopesAllow } from '../../../lib/auth/target-scopes.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { isSensitiveTool } from '../../../lib/tool-def.js';
@@ -118,7 +118,10 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
       reportFailure(core, scope, outcome);
       return resultResponse(scope.id, failedToolResult(core, outcome));
     }
-    if (outcome.value instanceof TaskCreated) return resultResponse(scope.id, createTaskResult(outcome.value.task));
+    if (outcome.value instanceof TaskCreated) {
+      const task = outcome.value.task;
+      return resultResponse(scope.id, scope.era === 'modern' ? createTaskResult(task) : legacyCreateTaskResult(task));
+    }
     if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
     const verdict = outcome.value.verdict;
     reportAuthorizerFault(core, scope, verdict);
@@ -147,10 +150,13 @@ export const callTool: MethodHandler = (core, scope) => {
   if (tool !== undefined && !scopesAllow(scope.principal, tool.requiredScopes)) {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', insufficientScopeDetail(tool.requiredScopes!))));
   }
-  // A tool that must run as a task cannot serve a client that cannot take one: -32021 naming the extension.
-  if (tool !== undefined && core.tasks !== null && core.tasks.decide(scope, tool) === 'missing') {
-    return of(extensionNotDeclared(scope.id, TASKS_EXTENSION_ID, `tools/call ${name}`));
+  // A tool that must run as a task, called without one (-32021 naming the extension; -32601 on 2025-11-25, as
+  // that revision says), or a 2025-11-25 task asked of a tool that does not run as one (-32601).
+  const decision = tool === undefined || core.tasks === null ? 'plain' : core.tasks.decide(scope, tool);
+  if (decision === 'missing') {
+    return of(scope.era === 'modern' ? extensionNotDeclared(scope.id, TASKS_EXTENSION_ID, `tools/call ${name}`) : taskNotAsked(scope.id, name));
   }
+  if (decision === 'unsupported') return of(taskNotSupported(scope.id, name));
 
   return new ToolCall(core, scope, name, args, tool);
 };
