@@ -172,7 +172,9 @@ export class McpServer {
     const events = new Subject<ServerEvent>();
     this.events$ = events.asObservable();
     this.connections = new Connections((state) => this.connectionGone(state));
-    const tasks = this.options.tasks === null ? null : new TaskService(this.options.tasks, this.options.scheduler, this.options.logger);
+    // Legacy parked calls, modern approval tickets and approval tasks share one set of caps and one fairness rule.
+    const counts = approvalCounts(this.options);
+    const tasks = this.options.tasks === null ? null : new TaskService(this.options.tasks, this.options.scheduler, this.options.logger, counts);
     if (tasks !== null && this.options.extensions.some((e) => e.id === TASKS_EXTENSION_ID)) {
       throw new ConfigError('extensions', `extension ${TASKS_EXTENSION_ID} is rxmcp's own: turn it on with the tasks option`);
     }
@@ -184,8 +186,6 @@ export class McpServer {
       (event) => events.next(event),
       extensions.ids,
     );
-    // Legacy parked calls and modern approval tickets share one set of caps and one fairness rule.
-    const counts = approvalCounts(this.options);
     this.core = {
       options: this.options,
       admission: new Admission(

@@ -30,6 +30,13 @@ export interface TaskOptions {
   maxRetainedBytes?: number | undefined;
   /** Builds a shared store (rxmcp/redis `redisTaskStore`); default in memory. */
   store?: TaskStoreFactory | undefined;
+  /**
+   * An authorizer's `{ ask }` on a 2026-07-28 request that declared the tasks
+   * extension and form elicitation: `'task'` (the default) makes it a task in
+   * `input_required` carrying the approval form, answered by `tasks/update`;
+   * `'round'` keeps the MRTR input_required round.
+   */
+  approvals?: 'task' | 'round' | undefined;
 }
 
 export interface ResolvedTaskOptions {
@@ -40,6 +47,7 @@ export interface ResolvedTaskOptions {
   readonly maxTasksPerOwner: number;
   readonly maxRetainedBytes: number;
   readonly store: TaskStoreFactory | null;
+  readonly approvals: 'task' | 'round';
 }
 
 /** The option read: null when the server does not speak tasks (`undefined` or `false`). */
@@ -47,9 +55,10 @@ export function resolveTaskOptions(option: unknown): ResolvedTaskOptions | null 
   if (option === undefined || option === false) return null;
   if (option !== true && !isPlainObject(option)) throw new ConfigError('tasks', 'tasks must be true, false or an object of task options');
   const given = (option === true ? {} : option) as TaskOptions;
-  const known = new Set(['afterMs', 'ttlMs', 'pollIntervalMs', 'maxTasks', 'maxTasksPerOwner', 'maxRetainedBytes', 'store']);
+  const known = new Set(['afterMs', 'ttlMs', 'pollIntervalMs', 'maxTasks', 'maxTasksPerOwner', 'maxRetainedBytes', 'store', 'approvals']);
   for (const key of Object.keys(given)) if (!known.has(key)) throw new ConfigError('tasks', `tasks.${key} is not a task option (${[...known].join(', ')})`);
   if (given.store !== undefined && typeof given.store !== 'function') throw new ConfigError('tasks', 'tasks.store must be a function that builds a TaskStore');
+  if (given.approvals !== undefined && given.approvals !== 'task' && given.approvals !== 'round') throw new ConfigError('tasks', "tasks.approvals must be 'task' or 'round'");
   return {
     afterMs: nonNegativeIntegerOption('tasks.afterMs', given.afterMs, 0),
     ttlMs: positiveIntegerOption('tasks.ttlMs', given.ttlMs, 3_600_000),
@@ -58,5 +67,6 @@ export function resolveTaskOptions(option: unknown): ResolvedTaskOptions | null 
     maxTasksPerOwner: positiveIntegerOption('tasks.maxTasksPerOwner', given.maxTasksPerOwner, 1000),
     maxRetainedBytes: positiveIntegerOption('tasks.maxRetainedBytes', given.maxRetainedBytes, 64 * 1024 * 1024),
     store: given.store ?? null,
+    approvals: given.approvals ?? 'task',
   };
 }

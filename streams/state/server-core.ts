@@ -59,6 +59,10 @@ export interface ServerTasks {
   decide(scope: RequestScope, tool: ToolDef): TaskDecision;
   /** Starts a task-bound call: the request's answer is the handler's (in time) or the created task. */
   start(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, requestAbort: LazyAbort): Eventual<FirstAnswer>;
+  /** Whether an authorizer's ask on this request becomes an approval task rather than an MRTR round. */
+  approvesAsTask(scope: RequestScope): boolean;
+  /** The ask as an approval task: the task created, or the deny. */
+  approve(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, prompt: string): Promise<FirstAnswer>;
   /** The 2025-11-25 `capabilities.tasks` initialize declares. */
   legacyCapability(): Record<string, unknown>;
   /** Tasks held by this process's store (undefined for a shared store). */

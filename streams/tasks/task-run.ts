@@ -33,6 +33,7 @@ import { LazyAbort } from '../lazy-abort.js';
 import { runTool } from '../run-tool.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
 import type { TaskStore } from '../../lib/ports/task-store.js';
+import type { ApprovalCounts } from '../../lib/approval-counts.js';
 import { StagedResponse } from '../through-middleware.js';
 import { CallCancelledError } from '../worker.js';
 import { TaskChannel, type TaskQuestions } from './task-channel.js';
@@ -50,6 +51,8 @@ export interface TaskRunHost {
   readonly runs: Map<string, TaskRun>;
   /** Told the id of every task of this process that ended. */
   readonly settled$: { next(taskId: string): void };
+  /** The server's approval caps (legacy parked calls, MRTR tickets and approval tasks together). */
+  readonly counts: ApprovalCounts;
 }
 
 /** A question of the handler's, waiting for every one of its keys. */
@@ -98,6 +101,12 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
       this.runHandler(new TaskChannel(this.service.core, this.scope, this));
       return new TaskCreated(creation.task);
     });
+  }
+
+  /** The handler under a task that exists already (an approval task, approved: approval-task.ts). */
+  adopt(task: TaskRecord): void {
+    this.becomeTask(task);
+    this.runHandler(new TaskChannel(this.service.core, this.scope, this));
   }
 
   /** The handler now as a plain call; a task if it has not answered within `afterMs`. */

@@ -19,6 +19,9 @@ import type { LazyAbort } from '../lazy-abort.js';
 import type { RequestScope, ServerCore, ServerTasks } from '../state/server-core.js';
 import type { FirstAnswer, TaskDecision } from './task-created.js';
 import { TaskRun } from './task-run.js';
+import { approvalAsTask } from './approval-task.js';
+import type { ApprovalCounts } from '../../lib/approval-counts.js';
+import { supportsFormElicitation } from '../state/capability-table.js';
 
 
 const STORE_METHODS = ['create', 'get', 'ask', 'answer', 'finish', 'cancel', 'follow'] as const;
@@ -33,6 +36,8 @@ export class TaskService implements ServerTasks {
     readonly options: ResolvedTaskOptions,
     scheduler: SchedulerLike,
     logger: Logger,
+    /** The server's approval caps, shared with legacy parking and MRTR tickets. */
+    readonly counts: ApprovalCounts,
   ) {
     const setup = {
       ttlMs: options.ttlMs,
@@ -69,6 +74,26 @@ export class TaskService implements ServerTasks {
     if (!declaresTasks(tool)) return 'plain';
     if (scope.era === 'modern' && clientDeclares(this.core, scope, TASKS_EXTENSION_ID)) return 'task';
     return tool.taskSupport === 'required' ? 'missing' : 'plain';
+  }
+
+  /**
+   * Whether an authorizer's ask on this request becomes an approval task: a
+   * first round (no requestState) of a 2026-07-28 request that declared the
+   * extension and form elicitation, unless `tasks.approvals` is `'round'`.
+   */
+  approvesAsTask(scope: RequestScope): boolean {
+    return (
+      this.options.approvals === 'task' &&
+      scope.era === 'modern' &&
+      scope.params?.requestState === undefined &&
+      clientDeclares(this.core, scope, TASKS_EXTENSION_ID) &&
+      supportsFormElicitation(scope.modern?.clientCapabilities.elicitation)
+    );
+  }
+
+  /** The ask as an approval task (approval-task.ts): the task, or the deny when the caps or the store refuse it. */
+  approve(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, prompt: string): Promise<FirstAnswer> {
+    return approvalAsTask(this, scope, tool, args, prompt) as Promise<FirstAnswer>;
   }
 
   /** The 2025-11-25 `capabilities.tasks` of initialize: tools/call may be a task; cancel; list when the store can. */

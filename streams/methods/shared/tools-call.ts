@@ -12,12 +12,12 @@
  * approved call runs in a fresh worker under the same bounds; on a modern
  * request see modern/input-needed.ts.
  */
-import { of, type Observable } from 'rxjs';
+import { from, map, of, type Observable } from 'rxjs';
 import type { Verdict } from '../../../lib/authorizers.js';
 import { DENY_DETAIL } from '../../../lib/deny-details.js';
 import { errorToolResult, extensionNotDeclared, invalidParams, taskNotAsked, taskNotSupported, toolDenied, toolNotFound } from '../../../lib/errors.js';
 import { TASKS_EXTENSION_ID } from '../../../lib/tasks/task-record.js';
-import { TaskCreated } from '../../tasks/task-created.js';
+import { TaskCreated, type FirstAnswer } from '../../tasks/task-created.js';
 import { createTaskResult, legacyCreateTaskResult } from '../../tasks/task-wire.js';
 import { insufficientScopeDetail, scopesAllow } from '../../../lib/auth/target-scopes.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
@@ -39,6 +39,12 @@ import { runTool, toolResponse } from '../../run-tool.js';
 import type { StagedResponse } from '../../through-middleware.js';
 import { askOverModern, inputNeededReply } from '../../modern/input-needed.js';
 import { replayReady, replayReply } from '../../modern/replay.js';
+
+/** A call's answer as its reply: the CreateTaskResult of the era when it became a task. */
+function firstReply(scope: RequestScope, answer: FirstAnswer): JsonRpcResponse {
+  if (!(answer instanceof TaskCreated)) return toolResponse(scope.id, answer);
+  return resultResponse(scope.id, scope.era === 'modern' ? createTaskResult(answer.task) : legacyCreateTaskResult(answer.task));
+}
 
 /** The authorizer's answer when it was not a plain allow for a known tool: what to do instead of running it. */
 class Refusal {
@@ -118,18 +124,18 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
       reportFailure(core, scope, outcome);
       return resultResponse(scope.id, failedToolResult(core, outcome));
     }
-    if (outcome.value instanceof TaskCreated) {
-      const task = outcome.value.task;
-      return resultResponse(scope.id, scope.era === 'modern' ? createTaskResult(task) : legacyCreateTaskResult(task));
-    }
-    if (!(outcome.value instanceof Refusal)) return toolResponse(scope.id, outcome.value);
+    if (!(outcome.value instanceof Refusal)) return firstReply(scope, outcome.value);
     const verdict = outcome.value.verdict;
     reportAuthorizerFault(core, scope, verdict);
     if (verdict.kind === 'deny') return resultResponse(scope.id, toolDenied(name, 'deny', verdict.detail));
     if (tool === undefined || verdict.kind !== 'ask') return unknownTool(core, scope, name);
     // A legacy client is asked with elicitation/create (parked, holding nothing); a modern one cannot be
     // sent a request: its retry may keep this worker's admission for the run its approval starts.
-    if (scope.era === 'modern') return askOverModern(core, scope, tool, this.args, verdict.prompt, admission);
+    if (scope.era === 'modern') {
+      // An approval that may outlive the request waits as a task (tasks/approval-task.ts), holding nothing here.
+      if (core.tasks?.approvesAsTask(scope) === true) return from(core.tasks.approve(scope, tool, this.args, verdict.prompt)).pipe(map((answer) => firstReply(scope, answer)));
+      return askOverModern(core, scope, tool, this.args, verdict.prompt, admission);
+    }
     return askUser(core, scope, tool, this.args, verdict.prompt);
   }
 }
