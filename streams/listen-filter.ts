@@ -16,7 +16,12 @@ export interface ListenFilter {
   readonly promptsListChanged?: boolean;
   readonly resourcesListChanged?: boolean;
   readonly resourceSubscriptions?: readonly string[];
+  /** Tasks whose status changes the stream carries as notifications/tasks (the tasks extension). */
+  readonly taskIds?: readonly string[];
 }
+
+/** Longest task id a filter may name. */
+const MAX_TASK_ID_LENGTH = 256;
 
 /** The part of the server's capabilities a listen filter is narrowed against. */
 export interface ListenCapabilities {
@@ -69,6 +74,16 @@ export function parseListenFilter(params: Record<string, unknown> | undefined, b
     }
     filter.resourceSubscriptions = [...unique];
   }
+  const taskIds = requested.taskIds;
+  if (taskIds !== undefined) {
+    if (!Array.isArray(taskIds) || taskIds.length > bounds.maxUris) {
+      return refused(`notifications.taskIds must be an array of at most ${bounds.maxUris} task ids`, { maxSubscriptionsPerConnection: bounds.maxUris });
+    }
+    if (!taskIds.every((id) => typeof id === 'string' && id.length > 0 && id.length <= MAX_TASK_ID_LENGTH)) {
+      return refused('notifications.taskIds must be an array of task id strings');
+    }
+    filter.taskIds = [...new Set(taskIds as string[])];
+  }
   return { ok: true, filter };
 }
 
@@ -82,6 +97,8 @@ export function honouredFilter(
   requested: ListenFilter,
   capabilities: ListenCapabilities,
   isServed: (uri: string) => boolean,
+  /** Whether this server speaks tasks and the request declared the extension (the caller has refused it otherwise). */
+  tasks = false,
 ): ListenFilter {
   const honoured: { -readonly [K in keyof ListenFilter]: ListenFilter[K] } = {};
   if (requested.toolsListChanged === true && capabilities.tools?.listChanged === true) honoured.toolsListChanged = true;
@@ -90,5 +107,7 @@ export function honouredFilter(
   if (requested.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true) {
     honoured.resourceSubscriptions = requested.resourceSubscriptions.filter(isServed);
   }
+  // Any id is taken: a stream delivers only its owner's tasks (listen.ts), so a name it does not own leaks nothing.
+  if (requested.taskIds !== undefined && tasks) honoured.taskIds = requested.taskIds;
   return honoured;
 }

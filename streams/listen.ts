@@ -28,7 +28,7 @@
  * - the connection's last subscriber leaves: it ends with no reply.
  */
 import { Observable, type Subscriber } from 'rxjs';
-import { LIST_CHANGED_METHOD, type BusEvent } from '../lib/ports/event-bus.js';
+import { LIST_CHANGED_METHOD, type BroadcastEvent, type BusEvent } from '../lib/ports/event-bus.js';
 import { invalidParams, invalidRequest, listenRefused } from '../lib/errors.js';
 import { notification, resultResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { withRelatedRequest } from '../lib/protocol/related.js';
@@ -53,7 +53,7 @@ function streamMessage(id: JsonRpcId, method: string, params: Record<string, unk
   return markListenMessage(withRelatedRequest(message, id), id);
 }
 
-export function listenNotification(id: JsonRpcId, event: BusEvent): JsonRpcNotification {
+export function listenNotification(id: JsonRpcId, event: BroadcastEvent): JsonRpcNotification {
   if (event.type === 'resource_updated') return streamMessage(id, 'notifications/resources/updated', { uri: event.uri });
   return streamMessage(id, LIST_CHANGED_METHOD[event.type], {});
 }
@@ -90,7 +90,21 @@ class ActiveListen implements ListenSink {
 
   deliver(event: BusEvent): void {
     if (!this.acknowledged || this.ended) return;
+    if (event.type === 'task_status') {
+      this.deliverTask(event.taskId);
+      return;
+    }
     this.core.connections.push(this.scope.connId, listenNotification(this.scope.id, event));
+  }
+
+  /** notifications/tasks: the task as tasks/get would show it now, when it is this stream's owner's. */
+  private deliverTask(taskId: string): void {
+    this.core.tasks?.detailedFor(taskId, this.scope.peer).subscribe({
+      next: (task) => {
+        if (task !== undefined && !this.ended) this.core.connections.push(this.scope.connId, streamMessage(this.scope.id, 'notifications/tasks', task));
+      },
+      error: (err: unknown) => this.core.options.logger.warn({ err, taskId }, 'a task status notification could not read its task'),
+    });
   }
 
   end(): void {

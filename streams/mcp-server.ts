@@ -585,7 +585,8 @@ export class McpServer {
     if (typeof bus.subscribeRemote !== 'function') return Subscription.EMPTY;
     try {
       const unsubscribe = bus.subscribeRemote((event: unknown) => {
-        if (!isBusEvent(event)) return;
+        // A task's status is for the listen streams that named it, never a broadcast.
+        if (!isBusEvent(event) || event.type === 'task_status') return;
         const { method, params } = notificationOfBusEvent(event);
         this.broadcasts.next(notification(method, params));
       });

@@ -193,7 +193,9 @@ export class RedisEventBus implements ServerEventBus {
 
 /** Only the fields an event has: nothing else a sender added travels on. */
 function cleanEvent(event: BusEvent): BusEvent {
-  return event.type === 'resource_updated' ? { type: event.type, uri: event.uri } : { type: event.type };
+  if (event.type === 'resource_updated') return { type: event.type, uri: event.uri };
+  if (event.type === 'task_status') return { type: event.type, taskId: event.taskId };
+  return { type: event.type };
 }
 
 function isName(value: unknown): value is string {

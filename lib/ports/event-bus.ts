@@ -29,10 +29,18 @@ import { isPlainObject } from '../protocol/jsonrpc.js';
 /** The list-changed events of the bus. */
 export type ListChangedEventType = 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed';
 
-/** An event of the bus: a list change, or a resource updated. */
-export type BusEvent =
-  | { readonly type: ListChangedEventType }
-  | { readonly type: 'resource_updated'; readonly uri: string };
+/** An event legacy connections are sent as a notification: a list change, or a resource updated. */
+export type BroadcastEvent = { readonly type: ListChangedEventType } | { readonly type: 'resource_updated'; readonly uri: string };
+
+/**
+ * An event of the bus: a broadcast one, or a task's status changed (tasks
+ * extension: only the subscriptions/listen streams that named the task hear
+ * it, each reading the task from the store and checking its owner).
+ */
+export type BusEvent = BroadcastEvent | { readonly type: 'task_status'; readonly taskId: string };
+
+/** Longest task id a bus event may carry. */
+const MAX_BUS_TASK_ID = 256;
 
 /** A subscriber of the bus. */
 export type BusListener = (event: BusEvent) => void;
@@ -127,7 +135,7 @@ export function busEventOf(method: string, params: Record<string, unknown> | und
 }
 
 /** The notification a server sends its legacy connections for `event`: what notify(method, { uri }) sends. */
-export function notificationOfBusEvent(event: BusEvent): { readonly method: string; readonly params?: Record<string, unknown> } {
+export function notificationOfBusEvent(event: BroadcastEvent): { readonly method: string; readonly params?: Record<string, unknown> } {
   return event.type === 'resource_updated'
     ? { method: 'notifications/resources/updated', params: { uri: event.uri } }
     : { method: LIST_CHANGED_METHOD[event.type] };
@@ -137,5 +145,6 @@ export function notificationOfBusEvent(event: BusEvent): { readonly method: stri
 export function isBusEvent(value: unknown): value is BusEvent {
   if (!isPlainObject(value)) return false;
   if (value.type === 'resource_updated') return typeof value.uri === 'string';
+  if (value.type === 'task_status') return typeof value.taskId === 'string' && value.taskId.length <= MAX_BUS_TASK_ID;
   return typeof value.type === 'string' && Object.hasOwn(LIST_CHANGED_METHOD, value.type);
 }

@@ -90,6 +90,7 @@ export class ListenHub {
   private readonly connections = new Map<ConnId, ConnectionListens>();
   private readonly byKind = new Map<ListChangedEventType, Set<ListenEntry>>();
   private readonly byUri = new Map<string, Set<ListenEntry>>();
+  private readonly byTask = new Map<string, Set<ListenEntry>>();
   private count = 0;
   private uriCount = 0;
   private unsubscribeBus: (() => void) | undefined;
@@ -133,6 +134,7 @@ export class ListenHub {
       if (filter[flag] === true) addToIndex(this.byKind, kind, entry);
     }
     for (const uri of filter.resourceSubscriptions ?? []) addToIndex(this.byUri, uri, entry);
+    for (const taskId of filter.taskIds ?? []) addToIndex(this.byTask, taskId, entry);
     return entry;
   }
 
@@ -150,6 +152,7 @@ export class ListenHub {
     this.uriCount -= entry.uriCount;
     for (const kind of Object.keys(FLAG_OF) as ListChangedEventType[]) removeFromIndex(this.byKind, kind, entry);
     for (const uri of entry.filter.resourceSubscriptions ?? []) removeFromIndex(this.byUri, uri, entry);
+    for (const taskId of entry.filter.taskIds ?? []) removeFromIndex(this.byTask, taskId, entry);
     if (this.count === 0) this.releaseBus();
   }
 
@@ -207,7 +210,8 @@ export class ListenHub {
   private readonly onEvent = (event: unknown): void => {
     // A foreign bus may deliver anything; only the four known events go on.
     if (!isBusEvent(event)) return;
-    const targets = event.type === 'resource_updated' ? this.byUri.get(event.uri) : this.byKind.get(event.type);
+    const targets =
+      event.type === 'resource_updated' ? this.byUri.get(event.uri) : event.type === 'task_status' ? this.byTask.get(event.taskId) : this.byKind.get(event.type);
     if (targets === undefined) return;
     for (const entry of [...targets]) {
       if (entry.open) this.safely(() => entry.sink.deliver(event), 'a listen stream failed to deliver an event');

@@ -2,7 +2,7 @@
  * The state one server owns, handed to every stage. Nothing here is module
  * level: two servers in one process share nothing.
  */
-import type { Subject } from 'rxjs';
+import type { Observable, Subject } from 'rxjs';
 import type { Principal } from '../../lib/auth/principal.js';
 import type { ConnId, TransportKind } from '../../lib/context.js';
 import type { ServerEvent } from '../../lib/events.js';
@@ -63,6 +63,8 @@ export interface ServerTasks {
   approvesAsTask(scope: RequestScope): boolean;
   /** The ask as an approval task: the task created, or the deny. */
   approve(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, prompt: string): Promise<FirstAnswer>;
+  /** The task as tasks/get shows it, when `owner` owns it (else undefined): a listen stream's notifications/tasks. */
+  detailedFor(taskId: string, owner: string): Observable<Record<string, unknown> | undefined>;
   /** The 2025-11-25 `capabilities.tasks` initialize declares. */
   legacyCapability(): Record<string, unknown>;
   /** Tasks held by this process's store (undefined for a shared store). */

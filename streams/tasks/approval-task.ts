@@ -59,7 +59,8 @@ class WaitingApproval {
     this.timeout = core.options.scheduler.schedule(() => this.deny(DENY_DETAIL.timedOut), Math.min(core.options.approvalTtlMs, this.task.ttlMs));
     store.ask(taskId, { [APPROVAL_INPUT_KEY]: approvalInputRequest(this.tool.name, prompt) }).subscribe({
       next: (asked) => {
-        if (!asked) this.end();
+        if (asked) this.host.changed(taskId);
+        else this.end();
       },
       error: (error: unknown) => {
         core.options.logger.error({ err: error, taskId }, 'task store failed to store an approval');
@@ -95,7 +96,10 @@ class WaitingApproval {
     this.end();
     const taskId = this.task.taskId;
     this.host.store.finish(taskId, { status: 'completed', result: toolDenied(this.tool.name, 'ask', detail) as unknown as Record<string, unknown> }).subscribe({
-      complete: () => this.host.settled$.next(taskId),
+      complete: () => {
+        this.host.settled$.next(taskId);
+        this.host.changed(taskId);
+      },
       error: (error: unknown) => this.host.core.options.logger.error({ err: error, taskId }, 'task store failed to store an approval deny'),
     });
   }

@@ -53,6 +53,8 @@ export interface TaskRunHost {
   readonly settled$: { next(taskId: string): void };
   /** The server's approval caps (legacy parked calls, MRTR tickets and approval tasks together). */
   readonly counts: ApprovalCounts;
+  /** A task's status changed here: the listen streams that named it are told (task-service.ts). */
+  changed(taskId: string): void;
 }
 
 /** A question of the handler's, waiting for every one of its keys. */
@@ -239,9 +241,13 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     const taskId = this.task!.taskId;
     this.service.store.ask(taskId, requests).subscribe({
       next: (stored) => {
-        if (!stored) this.stop('closed');
+        if (!stored) {
+          this.stop('closed');
+          return;
+        }
+        this.service.changed(taskId);
         // 2025-11-25 has no tasks/update: the client is sent the questions as requests, tied to the task.
-        else if (this.scope.era === 'legacy') this.sendToClient(taskId, requests);
+        if (this.scope.era === 'legacy') this.sendToClient(taskId, requests);
       },
       error: (error: unknown) => {
         this.service.core.options.logger.error({ err: error, taskId }, 'task store failed to store a question');
@@ -320,7 +326,10 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     this.release(new CallCancelledError('the task ended'));
     const taskId = this.task!.taskId;
     this.service.store.finish(taskId, ending).subscribe({
-      complete: () => this.service.settled$.next(taskId),
+      complete: () => {
+        this.service.settled$.next(taskId);
+        this.service.changed(taskId);
+      },
       error: (error: unknown) => this.service.core.options.logger.error({ err: error, taskId }, 'task store failed to store a task outcome'),
     });
   }

@@ -7,7 +7,8 @@
 import { ConfigError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TaskStore } from '../../lib/ports/task-store.js';
-import { Subject, type SchedulerLike } from 'rxjs';
+import { map, Subject, type Observable, type SchedulerLike } from 'rxjs';
+import { detailedTask } from './task-wire.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
 import { MemoryTaskStore } from '../../lib/tasks/memory-task-store.js';
 import { TASKS_EXTENSION_ID } from '../../lib/tasks/task-record.js';
@@ -94,6 +95,23 @@ export class TaskService implements ServerTasks {
   /** The ask as an approval task (approval-task.ts): the task, or the deny when the caps or the store refuse it. */
   approve(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, prompt: string): Promise<FirstAnswer> {
     return approvalAsTask(this, scope, tool, args, prompt) as Promise<FirstAnswer>;
+  }
+
+  detailedFor(taskId: string, owner: string): Observable<Record<string, unknown> | undefined> {
+    return this.store.get(taskId).pipe(map((task) => (task === undefined || task.owner !== owner ? undefined : detailedTask(task))));
+  }
+
+  /**
+   * A task this process changed: the event bus tells every listen stream that
+   * named it (on any node sharing the bus). A bus that throws loses the
+   * notification, never the change: polling still sees it.
+   */
+  changed(taskId: string): void {
+    try {
+      this.core.options.eventBus.publish({ type: 'task_status', taskId });
+    } catch (err) {
+      this.core.options.logger.warn({ err, taskId }, 'the event bus refused a task status event');
+    }
   }
 
   /** The 2025-11-25 `capabilities.tasks` of initialize: tools/call may be a task; cancel; list when the store can. */

@@ -17,7 +17,7 @@
  * the task's owner: a task id is not a capability, so another owner's task
  * is "not found", exactly as an unknown one (-32602), and never listed.
  */
-import { catchError, filter, first, map, merge, mergeMap, of, timer, type Observable } from 'rxjs';
+import { catchError, filter, first, map, merge, mergeMap, of, tap, timer, type Observable } from 'rxjs';
 import { ExtensionError, INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
 import type { Extension, ExtensionCallContext, ExtensionMethod } from '../../lib/extension.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
@@ -110,7 +110,13 @@ function updateTask(service: TaskService): ExtensionMethod {
       return ownTask(service, taskId, ctx).pipe(
         mergeMap((task) => {
           const usable = usableResponses(task, responses);
-          return Object.keys(usable).length === 0 ? of({}) : service.store.answer(taskId, usable).pipe(map(() => ({})));
+          if (Object.keys(usable).length === 0) return of({});
+          return service.store.answer(taskId, usable).pipe(
+            map(() => {
+              service.changed(taskId);
+              return {};
+            }),
+          );
         }),
       );
     },
@@ -123,11 +129,12 @@ function cancelTask(service: TaskService): ExtensionMethod {
     handler: (params, ctx) => {
       requireDeclared(ctx);
       const taskId = taskIdOf('tasks/cancel', params);
-      if (ctx.era === 'modern') return ownTask(service, taskId, ctx).pipe(mergeMap(() => service.store.cancel(taskId)), map(() => ({})));
+      const cancel = (): Observable<boolean> => service.store.cancel(taskId).pipe(tap(() => service.changed(taskId)));
+      if (ctx.era === 'modern') return ownTask(service, taskId, ctx).pipe(mergeMap(cancel), map(() => ({})));
       return ownTask(service, taskId, ctx).pipe(
         mergeMap((task) => {
           if (isTerminal(task.status)) throw new ExtensionError(INVALID_PARAMS, `Task ${taskId} has already ended (${task.status}); it cannot be cancelled`);
-          return service.store.cancel(taskId);
+          return cancel();
         }),
         mergeMap(() => ownTask(service, taskId, ctx)),
         map(legacyTask),

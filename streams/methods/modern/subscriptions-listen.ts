@@ -15,7 +15,9 @@
  */
 import { map, of, type Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../../lib/deny-details.js';
-import { callbackFailed, invalidParams, invalidRequest, readDenied } from '../../../lib/errors.js';
+import { callbackFailed, extensionNotDeclared, invalidParams, invalidRequest, readDenied } from '../../../lib/errors.js';
+import { TASKS_EXTENSION_ID } from '../../../lib/tasks/task-record.js';
+import { clientDeclares } from '../../extensions/client-declares.js';
 import type { JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { authorize } from '../../authorize.js';
 import { asObservable, type ReplyStream } from '../../direct-source.js';
@@ -61,7 +63,12 @@ export const listen: MethodHandler = (core, scope) => {
     maxUriLength: core.options.maxSubscriptionUriLength,
   });
   if (!parsed.ok) return of(invalidParams(scope.id, parsed.message, parsed.data));
-  const stream$ = gatedStream(core, scope, honouredFilter(parsed.filter, MODERN_SERVER_CAPABILITIES, isServed(core)));
+  // Task notifications are the tasks extension's: a request that did not declare it is refused (-32021).
+  const tasks = core.tasks !== null && clientDeclares(core, scope, TASKS_EXTENSION_ID);
+  if (parsed.filter.taskIds !== undefined && core.tasks !== null && !tasks) {
+    return of(extensionNotDeclared(scope.id, TASKS_EXTENSION_ID, 'subscriptions/listen taskIds'));
+  }
+  const stream$ = gatedStream(core, scope, honouredFilter(parsed.filter, MODERN_SERVER_CAPABILITIES, isServed(core), tasks));
   if (scope.mode === 'reply') return stream$;
   // A pushed reply bypasses route's encode step (request-reply.ts), so it is encoded here (encoding twice changes nothing).
   return pushEventually(core, scope, asObservable(stream$).pipe(map((reply) => encodeModernReply(core, scope, reply) ?? reply)));
