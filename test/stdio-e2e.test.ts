@@ -78,7 +78,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'rxmcp-demo' });
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(['add', 'delete_note', 'echo', 'fail', 'reject_input', 'slow_task']);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['add', 'delete_note', 'echo', 'fail', 'notes_board', 'reject_input', 'slow_task']);
     expect(tools.tools.find((t) => t.name === 'delete_note')?.annotations).toEqual({ destructiveHint: true });
 
     expect(await client.callTool({ name: 'echo', arguments: { text: 'hello over stdio' } })).toEqual({
