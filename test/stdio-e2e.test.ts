@@ -96,7 +96,16 @@ describe('the demo over stdio, with the official SDK client', () => {
     });
 
     const listed = await client.listResources();
-    expect(listed.resources).toEqual([{ uri: 'demo://notes', name: 'notes', description: 'All notes, as JSON.', mimeType: 'application/json' }]);
+    expect(listed.resources).toEqual([
+      { uri: 'demo://notes', name: 'notes', description: 'All notes, as JSON.', mimeType: 'application/json' },
+      {
+        uri: 'ui://notes/board',
+        name: 'notes_board',
+        description: 'The notes board: lists the notes, deletes one after the user approves.',
+        mimeType: 'text/html;profile=mcp-app',
+        _meta: { ui: { prefersBorder: true } },
+      },
+    ]);
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['demo://notes/{id}']);
     const all = await client.readResource({ uri: 'demo://notes' });

@@ -145,30 +145,6 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
   });
 
   const noteList = () => [...notes].map(([id, text]) => ({ id, text }));
-  registry.registerApp(
-    {
-      uri: NOTES_BOARD_URI,
-      name: 'notes_board',
-      description: 'The notes board: lists the notes, deletes one after the user approves.',
-      ui: { prefersBorder: true },
-      html: NOTES_BOARD_HTML,
-    },
-    [
-      {
-        name: 'notes_board',
-        description: 'Shows the notes on a board (hosts that render MCP Apps show the board; others get the list as text).',
-        inputSchema: { type: 'object' },
-        annotations: { readOnlyHint: true },
-        ui: {},
-        handler: () => {
-          const list = noteList();
-          const text = list.length === 0 ? 'No notes.' : list.map((note) => `(${note.id}) ${note.text}`).join('\n');
-          return { content: [{ type: 'text', text }], structuredContent: { notes: list } };
-        },
-      },
-    ],
-  );
-
   registry.registerResource({
     uri: 'demo://notes',
     name: 'notes',
@@ -199,6 +175,30 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       [...notes].map(([id, text]) => `- (${id}) ${text}`).join('\n'),
     complete: { topic: (value) => TOPICS.filter((topic) => topic.startsWith(value.toLowerCase())) },
   });
+
+  registry.registerApp(
+    {
+      uri: NOTES_BOARD_URI,
+      name: 'notes_board',
+      description: 'The notes board: lists the notes, deletes one after the user approves.',
+      ui: { prefersBorder: true },
+      html: NOTES_BOARD_HTML,
+    },
+    [
+      {
+        name: 'notes_board',
+        description: 'Shows the notes on a board (hosts that render MCP Apps show the board; others get the list as text).',
+        inputSchema: { type: 'object' },
+        annotations: { readOnlyHint: true },
+        ui: {},
+        handler: () => {
+          const list = noteList();
+          const text = list.length === 0 ? 'No notes.' : list.map((note) => `(${note.id}) ${note.text}`).join('\n');
+          return { content: [{ type: 'text', text }], structuredContent: { notes: list } };
+        },
+      },
+    ],
+  );
 
   const server = createServer({
     name: 'rxmcp-demo',
