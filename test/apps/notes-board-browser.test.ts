@@ -22,6 +22,8 @@ import { createDemoServer, deleteNotePrompt } from '../../examples/demo/server.j
 import { bundleHostPage, HOST_HTML } from './browser/bundle-host.js';
 import { serveLoopbackSite, type LoopbackSite } from './browser/loopback-site.js';
 
+// The page's own expressions are strings: they run in the browser, and this file is typechecked for Node (no DOM types).
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/apps/', import.meta.url));
 /** Every wait on the page is bounded by this; the whole test by TEST_TIMEOUT_MS. */
@@ -82,7 +84,7 @@ test(
       page.on('pageerror', (err) => pageErrors.push(String(err)));
       await page.setViewport({ width: 680, height: 540 });
       await page.goto(site.url, { waitUntil: 'load', timeout: WAIT_MS });
-      await page.waitForFunction(() => document.getElementById('host-status')?.textContent === 'connected', { timeout: WAIT_MS });
+      await page.waitForFunction(`document.getElementById('host-status')?.textContent === 'connected'`, { timeout: WAIT_MS });
 
       // The person asks for the board; the host calls the tool and renders its view.
       await page.click('#show-board');
@@ -90,7 +92,7 @@ test(
       await view.waitForSelector('li[data-note-id="3"] button', { timeout: WAIT_MS });
       expect((await notesIn(view)).map(([id]) => id)).toEqual(['1', '2', '3']);
       // The view is sandboxed: no origin of its own, so it can reach the page only by postMessage.
-      expect(await view.evaluate(() => window.origin)).toBe('null');
+      expect(await view.evaluate('window.origin')).toBe('null');
 
       // Delete note 2: the host asks the person first, and nothing is deleted yet.
       await view.click('li[data-note-id="2"] button');
@@ -99,19 +101,19 @@ test(
       expect((await readNotes(server)).map((note) => note.id)).toEqual(['1', '2', '3']);
 
       await page.click('#approve');
-      await view.waitForFunction(() => document.getElementById('status')?.textContent === 'Deleted note 2', { timeout: WAIT_MS });
-      await view.waitForFunction(() => document.querySelectorAll('li').length === 2, { timeout: WAIT_MS });
+      await view.waitForFunction(`document.getElementById('status')?.textContent === 'Deleted note 2'`, { timeout: WAIT_MS });
+      await view.waitForFunction(`document.querySelectorAll('li').length === 2`, { timeout: WAIT_MS });
       expect((await notesIn(view)).map(([id]) => id)).toEqual(['1', '3']);
 
       // The click went out through the host's MCP client, and rxmcp really deleted the note.
-      const sent = await page.evaluate(() => window.host.sent.filter((message) => message.method === 'tools/call').map((message) => message.params));
+      const sent = await page.evaluate(`window.host.sent.filter((message) => message.method === 'tools/call').map((message) => message.params)`);
       expect(sent).toEqual([
         expect.objectContaining({ name: 'notes_board' }),
         expect.objectContaining({ name: 'delete_note', arguments: { id: '2' } }),
         expect.objectContaining({ name: 'notes_board' }),
       ]);
       expect((await readNotes(server)).map((note) => note.id)).toEqual(['1', '3']);
-      expect(await page.evaluate(() => window.host.errors)).toEqual([]);
+      expect(await page.evaluate('window.host.errors')).toEqual([]);
       expect(pageErrors).toEqual([]);
 
       mkdirSync(ARTIFACTS, { recursive: true });
