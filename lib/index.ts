@@ -100,5 +100,12 @@ export type { DirectoryChild, SkillDefinition, SkillEntry, SkillFile, SkillLimit
 export { skillsExtension } from './skills/skills-extension.js';
 export type { SkillsOptions } from './skills/skills-extension.js';
 export { loadSkillsFolder } from './skills/skills-folder.js';
+export { appsExtension, APPS_EXTENSION_ID } from './apps/apps-extension.js';
+export type { AppsOptions } from './apps/apps-extension.js';
+export { appToolDef, defineAppTool, linkedUiResource } from './apps/app-tool.js';
+export type { AppToolDef, AppToolUi, AppToolVisibility, TypedAppToolDef } from './apps/app-tool.js';
+export { isUiUri, uiResourceDef, UI_MIME_TYPE } from './apps/ui-resource.js';
+export type { UiResourceDef } from './apps/ui-resource.js';
+export type { UiResourceCsp, UiResourceMeta, UiResourcePermissions } from './apps/ui-resource-meta.js';
 export type { SkillsFolderOptions } from './skills/skills-folder.js';
 export { FrontmatterError, parseFrontmatter } from './skills/frontmatter.js';

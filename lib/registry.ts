@@ -9,6 +9,10 @@
  * outside the spec's rule (1-128 of `A-Z a-z 0-9 _ - .`) are warned about,
  * once. Changes are announced on `changes$` so the server can tell clients.
  *
+ * MCP Apps views and the tools linked to them are registered with
+ * `registerUiResource`, `registerAppTool` and `registerApp` (lib/apps/):
+ * they become an ordinary resource and ordinary tools.
+ *
  * Tools, resources and prompts may also be bound from an Observable of whole
  * sets (`bindTools`, `bindResources`, `bindPrompts`: bind-definitions.ts,
  * keyed-table.ts), so a reactive application's state decides what is
@@ -17,6 +21,8 @@
  * server given the registry turns into notifications/resources/updated.
  */
 import { Subject, type Observable, type Subscription } from 'rxjs';
+import { appToolDef, type AppToolDef, type TypedAppToolDef } from './apps/app-tool.js';
+import { uiResourceDef, type UiResourceDef } from './apps/ui-resource.js';
 import { checkRequiredScopes } from './auth/scope-tokens.js';
 import { bindDefinitions, type BindTarget } from './bind-definitions.js';
 import { requireFunction, requireName } from './definition-checks.js';
@@ -240,6 +246,49 @@ export class Registry {
   /** Every registered resource, in registration order. */
   resources(): ResourceDef[] {
     return this.resourceTable.entries().map((entry) => entry.def);
+  }
+
+  /**
+   * Registers an MCP Apps view (see lib/apps/ui-resource.ts): a `ui://`
+   * resource served as `text/html;profile=mcp-app` with its `ui` metadata
+   * (CSP domains, permissions, domain, border) as `_meta.ui`.
+   */
+  registerUiResource(def: UiResourceDef, options: RegisterOptions = {}): this {
+    return this.registerResource(uiResourceDef(def), options);
+  }
+
+  /**
+   * Registers a tool linked to an MCP Apps view (see lib/apps/app-tool.ts):
+   * `ui.resourceUri` and `ui.visibility` become its `_meta.ui`; typed like
+   * `registerTool`.
+   */
+  registerAppTool<
+    const I extends ToolSchema | undefined = undefined,
+    const O extends ToolSchema | undefined = undefined,
+    const R extends ToolResultOf<O> = ToolResultOf<O>,
+  >(def: TypedAppToolDef<I, O, R>, options: RegisterToolOptions = {}): this {
+    return this.registerTools([appToolDef(def as unknown as AppToolDef)], options);
+  }
+
+  /**
+   * Registers an MCP App: its view and the tools that use it, all or none
+   * (a bad or taken one refuses the whole app). Each tool's
+   * `ui.resourceUri` defaults to the view's URI; another URI is refused.
+   */
+  registerApp(view: UiResourceDef, tools: Iterable<AppToolDef>, options: RegisterToolOptions = {}): this {
+    const resource = uiResourceDef(view);
+    prepareResource(resource);
+    const linked = [...tools].map((tool) => {
+      const resourceUri = tool?.ui?.resourceUri ?? view.uri;
+      if (resourceUri !== view.uri) {
+        throw new ConfigError('ui', `app tool ${JSON.stringify(tool.name)} links ${JSON.stringify(resourceUri)}, not the app's view ${JSON.stringify(view.uri)}`);
+      }
+      return appToolDef({ ...tool, ui: { ...tool.ui, resourceUri } });
+    });
+    if (options.replace !== true && this.resource(view.uri) !== undefined) refuseDuplicate('resource', view.uri, 'uri');
+    // Tools first (all or none); the view, checked above, cannot fail after them.
+    this.registerTools(linked, options);
+    return this.registerResource(resource, options);
   }
 
   /** Registers a resource template (an RFC 6570 URI template); a second one under the same template throws a `ConfigError` unless `replace: true`. */

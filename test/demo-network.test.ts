@@ -53,7 +53,7 @@ describe('npm start (the network demo)', () => {
     const client = new Client({ name: 'demo-test', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(urls.mcp)));
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(['echo', 'add', 'slow_task', 'fail', 'reject_input', 'delete_note']);
+    expect(tools.tools.map((t) => t.name)).toEqual(['echo', 'add', 'slow_task', 'fail', 'reject_input', 'delete_note', 'notes_board']);
     expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toMatchObject({ content: [{ type: 'text', text: '5' }] });
     await client.close();
   });

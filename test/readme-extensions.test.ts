@@ -1,5 +1,5 @@
 /**
- * The guide's "Extensions" section (docs/extensions.md) (with its Skills subsection) compiles
+ * The guide's "Extensions" section (docs/extensions.md) (with its Skills and MCP Apps subsections) compiles
  * against the built package types, and its example extension does what the
  * section says when served.
  */
@@ -8,10 +8,11 @@ import { compileCodeBlocks, docCodeBlocks } from './helpers/readme-blocks.js';
 
 const blocks = docCodeBlocks('docs/extensions.md', 'Extensions');
 
-test('the section has its two examples: a user extension and Skills', () => {
-  expect(blocks.length).toBe(2);
+test('the section has its three examples: a user extension, Skills and MCP Apps', () => {
+  expect(blocks.length).toBe(3);
   expect(blocks[0]!.code).toContain('defineExtension');
   expect(blocks[1]!.code).toContain('loadSkillsFolder');
+  expect(blocks[2]!.code).toContain('registerApp');
 });
 
 test('every block compiles against the built library types', async () => {

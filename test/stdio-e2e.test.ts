@@ -78,7 +78,7 @@ describe('the demo over stdio, with the official SDK client', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'rxmcp-demo' });
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(['add', 'delete_note', 'echo', 'fail', 'reject_input', 'slow_task']);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['add', 'delete_note', 'echo', 'fail', 'notes_board', 'reject_input', 'slow_task']);
     expect(tools.tools.find((t) => t.name === 'delete_note')?.annotations).toEqual({ destructiveHint: true });
 
     expect(await client.callTool({ name: 'echo', arguments: { text: 'hello over stdio' } })).toEqual({
@@ -96,7 +96,16 @@ describe('the demo over stdio, with the official SDK client', () => {
     });
 
     const listed = await client.listResources();
-    expect(listed.resources).toEqual([{ uri: 'demo://notes', name: 'notes', description: 'All notes, as JSON.', mimeType: 'application/json' }]);
+    expect(listed.resources).toEqual([
+      { uri: 'demo://notes', name: 'notes', description: 'All notes, as JSON.', mimeType: 'application/json' },
+      {
+        uri: 'ui://notes/board',
+        name: 'notes_board',
+        description: 'The notes board: lists the notes, deletes one after the user approves.',
+        mimeType: 'text/html;profile=mcp-app',
+        _meta: { ui: { prefersBorder: true } },
+      },
+    ]);
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['demo://notes/{id}']);
     const all = await client.readResource({ uri: 'demo://notes' });

@@ -12,6 +12,10 @@
  * - `delete_note` is destructive: the tool authorizer answers `{ask}` for it,
  *   with a question naming the note, so it runs only after the client
  *   approves through elicitation.
+ * - `notes_board` is an MCP App (examples/demo/notes-board-view.ts): its
+ *   view, ui://notes/board, lists the notes and deletes one with
+ *   `delete_note` through the host, so the deletion still waits for the
+ *   person's approval.
  * - Tools: an allowlist, chosen here (`authorizerSource: 'configured'`);
  *   reads: `allowAll()`.
  */
@@ -19,6 +23,7 @@ import { asyncScheduler } from 'rxjs';
 import {
   allowAll,
   allowlist,
+  appsExtension,
   createServer,
   Registry,
   ResourceNotFoundError,
@@ -27,6 +32,7 @@ import {
   type McpServer,
   type ServerOptions,
 } from '../../lib/index.js';
+import { NOTES_BOARD_HTML, NOTES_BOARD_URI } from './notes-board-view.js';
 
 /** Options the demo leaves to its caller; the registry and the authorization are the demo's own. */
 export type DemoServerOptions = Omit<ServerOptions, 'registry' | 'authorizer' | 'readAuthorizer' | 'authorizerSource'>;
@@ -39,7 +45,7 @@ export function deleteNotePrompt(id: unknown): string {
 /** Longest slow_task wait; the callback timeout would end it anyway, this keeps the demo snappy. */
 export const SLOW_TASK_MAX_MS = 60_000;
 
-const SAFE_TOOLS = ['echo', 'add', 'slow_task', 'fail', 'reject_input'];
+const SAFE_TOOLS = ['echo', 'add', 'slow_task', 'fail', 'reject_input', 'notes_board'];
 
 const TOPICS = ['approvals', 'backpressure', 'cancellation', 'elicitation', 'notes', 'rxjs', 'schedulers'];
 
@@ -138,12 +144,13 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     },
   });
 
+  const noteList = () => [...notes].map(([id, text]) => ({ id, text }));
   registry.registerResource({
     uri: 'demo://notes',
     name: 'notes',
     description: 'All notes, as JSON.',
     mimeType: 'application/json',
-    read: () => JSON.stringify([...notes].map(([id, text]) => ({ id, uri: noteUri(id), text }))),
+    read: () => JSON.stringify(noteList().map(({ id, text }) => ({ id, uri: noteUri(id), text }))),
   });
 
   registry.registerResourceTemplate({
@@ -169,11 +176,36 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     complete: { topic: (value) => TOPICS.filter((topic) => topic.startsWith(value.toLowerCase())) },
   });
 
+  registry.registerApp(
+    {
+      uri: NOTES_BOARD_URI,
+      name: 'notes_board',
+      description: 'The notes board: lists the notes, deletes one after the user approves.',
+      ui: { prefersBorder: true },
+      html: NOTES_BOARD_HTML,
+    },
+    [
+      {
+        name: 'notes_board',
+        description: 'Shows the notes on a board (hosts that render MCP Apps show the board; others get the list as text).',
+        inputSchema: { type: 'object' },
+        annotations: { readOnlyHint: true },
+        ui: {},
+        handler: () => {
+          const list = noteList();
+          const text = list.length === 0 ? 'No notes.' : list.map((note) => `(${note.id}) ${note.text}`).join('\n');
+          return { content: [{ type: 'text', text }], structuredContent: { notes: list } };
+        },
+      },
+    ],
+  );
+
   const server = createServer({
     name: 'rxmcp-demo',
     // Someone trying the demo sees where a crash's message went, and how to send one.
     exposeErrors: 'hint',
     ...options,
+    extensions: [appsExtension(), ...(options.extensions ?? [])],
     registry,
     authorizer: allowlist(SAFE_TOOLS, { ask: { delete_note: ({ id }) => deleteNotePrompt(id) } }),
     authorizerSource: 'configured',

@@ -47,7 +47,7 @@ describe('the SDK v2 client speaking 2026-07-28 to the demo over stdio', () => {
     expect(await client.callTool({ name: 'echo', arguments: { text: 'modern' } })).toMatchObject({ content: [{ type: 'text', text: 'modern' }] });
     expect((await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).content).toEqual([{ type: 'text', text: '5' }]);
 
-    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['demo://notes']);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['demo://notes', 'ui://notes/board']);
     expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['demo://notes/{id}']);
     const note = await client.readResource({ uri: 'demo://notes/1' });
     expect(note.contents[0]).toMatchObject({ uri: 'demo://notes/1', mimeType: 'text/plain' });

@@ -104,7 +104,7 @@ describe('the SDK v2 client: every mode over every transport it ships, with an a
       expect(client.getNegotiatedProtocolVersion()).toBe(era === 'modern' ? MODERN : LEGACY);
       expect(client.getServerVersion()?.name).toBe('rxmcp-demo');
 
-      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['add', 'delete_note', 'echo', 'fail', 'reject_input', 'slow_task']);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['add', 'delete_note', 'echo', 'fail', 'notes_board', 'reject_input', 'slow_task']);
       expect(await client.callTool({ name: 'echo', arguments: { text: `${wire} ${label}` } })).toMatchObject({ content: [{ type: 'text', text: `${wire} ${label}` }] });
 
       expect(await approvalRoundTrip(connected)).toEqual([

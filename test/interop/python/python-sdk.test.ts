@@ -53,7 +53,7 @@ function expectFullRun(lines: Line[], protocolVersion: string, pinned: boolean, 
   expect(lines.map((line) => line.event)).toEqual(['connected', 'tools', 'echo', 'delete_note', 'delete_note', 'delete_note', 'question', 'closed']);
   // A pinned client adopts the version without a discover round trip, so it never learns the server's name.
   expect(lines[0]).toEqual({ event: 'connected', protocolVersion, server: pinned ? null : 'rxmcp-demo' });
-  expect(lines[1]).toEqual({ event: 'tools', names: ['add', 'delete_note', 'echo', 'fail', 'reject_input', 'slow_task'] });
+  expect(lines[1]).toEqual({ event: 'tools', names: ['add', 'delete_note', 'echo', 'fail', 'notes_board', 'reject_input', 'slow_task'] });
   expect(lines[2]).toEqual({ event: 'echo', text: 'from python', isError: false });
   expect(lines.slice(3, 6)).toEqual([
     { event: 'delete_note', answer: 'decline', isError: true, text: deny('declined'), questions: 1, inputRequired: mrtr ? 1 : 0 },
