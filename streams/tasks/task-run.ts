@@ -18,7 +18,7 @@
  * middleware answered or a crash as `failed`. A task holds no request and no
  * worker slot: its bounds are the store's (tasks per owner and in total).
  */
-import type { Subscription } from 'rxjs';
+import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
 import { callbackFailedToolResult, InputNeededError, INTERNAL_ERROR, MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
 import type { InputRequest } from '../../lib/mrtr/approval-form.js';
 import type { TaskEnding, TaskSignal } from '../../lib/ports/task-store.js';
@@ -28,7 +28,7 @@ import type { CallToolResult } from '../../lib/tool-result.js';
 import type { TaskRecord } from '../../lib/tasks/task-record.js';
 import { callContext, requestChannel } from '../call-context.js';
 import type { ClientChannel } from '../client-channel.js';
-import { eventualOf, settleEventual, thenEventual, type Eventual, type EventualObserver, type Reading } from '../eventual.js';
+import { eventualOf, Later, settleEventual, thenEventual, type Eventual, type EventualObserver, type Reading } from '../eventual.js';
 import { LazyAbort } from '../lazy-abort.js';
 import { runTool } from '../run-tool.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
@@ -68,19 +68,24 @@ interface Waiter {
 type Phase = 'request' | 'creating' | 'task' | 'ended';
 
 export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
-  private readonly abort = new LazyAbort();
+  /** The handler's signal: the request's own while the call may still be answered plainly (no extra controller), else the task's. */
+  private abort: LazyAbort;
   private phase: Phase = 'request';
   private task: TaskRecord | undefined;
   /** The handler's outcome when it came while the task was being stored. */
   private early: { ok: true; value: HandlerAnswer } | { ok: false; error: unknown } | undefined;
-  private first: { resolve(answer: FirstAnswer): void; reject(error: unknown): void } | undefined;
+  /** The request's wait for its first answer (racing only); its teardown is the request gone. */
+  private first: Subscriber<FirstAnswer> | undefined;
+  /** The first answer, when it came before the request started waiting. */
+  private firstOutcome: { ok: true; value: FirstAnswer } | { ok: false; error: unknown } | undefined;
   private timer: Subscription | undefined;
   private following: Subscription | undefined;
   private reading: Reading | undefined;
-  private readonly waiters = new Set<Waiter>();
+  // Made on first use, as the three below: most calls that may become tasks answer at once and ask nothing.
+  private waiters: Set<Waiter> | undefined;
   /** Questions asked while the task was being stored: stored once it is. */
-  private queued: Array<Readonly<Record<string, InputRequest>>> = [];
-  private readonly usedKeys = new Set<string>();
+  private queued: Array<Readonly<Record<string, InputRequest>>> | undefined;
+  private usedKeys: Set<string> | undefined;
   private keyCount = 0;
 
   constructor(
@@ -88,7 +93,9 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     private readonly scope: RequestScope,
     private readonly tool: ToolDef,
     private readonly args: Record<string, unknown>,
-  ) {}
+  ) {
+    this.abort = new LazyAbort();
+  }
 
   /** The task first, then the handler under it. */
   startAsTask(): Eventual<FirstAnswer> {
@@ -113,23 +120,55 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
 
   /** The handler now as a plain call; a task if it has not answered within `afterMs`. */
   startRacing(requestAbort: LazyAbort, afterMs: number): Eventual<FirstAnswer> {
-    const core = this.service.core;
-    const channel = new SwitchingChannel(requestChannel(core, this.scope, this.abort), new TaskChannel(core, this.scope, this));
-    const first = new Promise<FirstAnswer>((resolve, reject) => {
-      this.first = { resolve, reject };
-    });
-    // Until it is a task, the request's cancellation is the call's.
-    requestAbort.signal.addEventListener('abort', () => this.phase === 'request' && this.stop('cancelled'), { once: true });
-    this.timer = core.options.scheduler.schedule(() => this.promote(channel), afterMs);
+    // Until it is a task the request's cancellation is the call's: its own signal, no controller of ours.
+    this.abort = requestAbort;
+    const channel = new SwitchingChannel(this.service.core, this.scope, requestAbort, this);
     this.runHandler(channel);
-    return eventualOf(first) as Eventual<FirstAnswer>;
+    // Answered at once (a synchronous handler): the plain answer, no timer, no task.
+    const now = this.firstOutcome;
+    if (now !== undefined) {
+      if (now.ok) return now.value;
+      throw now.error;
+    }
+    this.timer = this.service.core.options.scheduler.schedule(() => this.promote(channel), afterMs);
+    return new Later<FirstAnswer>(new Observable<FirstAnswer>((subscriber) => this.awaitFirst(subscriber)), identity, rethrow);
+  }
+
+  /** The request starts waiting; its teardown (the request cancelled, or answered) stops a call that is still only a request. */
+  private awaitFirst(subscriber: Subscriber<FirstAnswer>): TeardownLogic {
+    const now = this.firstOutcome;
+    if (now !== undefined) {
+      if (now.ok) subscriber.next(now.value), subscriber.complete();
+      else subscriber.error(now.error);
+      return undefined;
+    }
+    this.first = subscriber;
+    return () => {
+      this.first = undefined;
+      if (this.phase === 'request') this.stop('cancelled');
+    };
+  }
+
+  /** The request's answer, now or when it starts waiting. */
+  private answerFirst(outcome: { ok: true; value: FirstAnswer } | { ok: false; error: unknown }): void {
+    const first = this.first;
+    if (first === undefined) {
+      this.firstOutcome = outcome;
+      return;
+    }
+    this.first = undefined;
+    if (outcome.ok) {
+      first.next(outcome.value);
+      first.complete();
+    } else first.error(outcome.error);
   }
 
   /** TaskQuestions: a key unused in this task, the handler's own when it is free. */
   freshKey(wanted?: string): string {
-    let key = wanted !== undefined && !this.usedKeys.has(wanted) ? wanted : `rxmcp.${++this.keyCount}`;
-    while (this.usedKeys.has(key)) key = `rxmcp.${++this.keyCount}`;
-    this.usedKeys.add(key);
+    const used = (this.usedKeys ??= new Set());
+    let key = wanted !== undefined && !used.has(wanted) ? wanted : `rxmcp.${++this.keyCount}`;
+    while (used.has(key)) key = `rxmcp.${++this.keyCount}`;
+    used.add(key);
     return key;
   }
 
@@ -137,8 +176,8 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
   ask(requests: Readonly<Record<string, InputRequest>>): Promise<Record<string, unknown>> {
     if (this.phase === 'ended' || this.phase === 'request') return Promise.reject(new CallCancelledError('the task is not running'));
     return new Promise<Record<string, unknown>>((resolve, reject) => {
-      this.waiters.add({ pending: new Set(Object.keys(requests)), answers: {}, resolve, reject });
-      if (this.phase === 'creating') this.queued.push(requests);
+      (this.waiters ??= new Set()).add({ pending: new Set(Object.keys(requests)), answers: {}, resolve, reject });
+      if (this.phase === 'creating') (this.queued ??= []).push(requests);
       else this.store(requests);
     });
   }
@@ -159,8 +198,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
         // In time: the request's own answer (an input round's failure included), no task.
         this.phase = 'ended';
         this.timer?.unsubscribe();
-        if (outcome.ok) this.first?.resolve(outcome.value);
-        else this.first?.reject(outcome.error);
+        this.answerFirst(outcome);
         return;
       case 'creating':
         this.early = outcome;
@@ -206,7 +244,8 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
 
   private promoted(task: TaskRecord): void {
     this.becomeTask(task);
-    this.first?.resolve(new TaskCreated(task));
+    // The task's own signal from now on: the request's no longer reaches the handler.
+    this.answerFirst({ ok: true, value: new TaskCreated(task) });
     const early = this.early;
     if (early !== undefined) this.settled(early);
   }
@@ -215,8 +254,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
   private notPromoted(reason: string): void {
     const early = this.early;
     this.stop('refused');
-    if (early?.ok === true) this.first?.resolve(early.value);
-    else this.first?.resolve(refused(reason));
+    this.answerFirst({ ok: true, value: early?.ok === true ? early.value : refused(reason) });
   }
 
   private becomeTask(task: TaskRecord): void {
@@ -233,8 +271,8 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
       },
     });
     const queued = this.queued;
-    this.queued = [];
-    for (const requests of queued) this.store(requests);
+    this.queued = undefined;
+    for (const requests of queued ?? []) this.store(requests);
   }
 
   private store(requests: Readonly<Record<string, InputRequest>>): void {
@@ -281,9 +319,11 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
 
   /** A question the client could not be asked or did not answer: the handler's wait for it fails with why. */
   private unanswered(key: string, error: unknown): void {
-    for (const waiter of this.waiters) {
+    const waiters = this.waiters;
+    if (waiters === undefined) return;
+    for (const waiter of waiters) {
       if (!waiter.pending.has(key)) continue;
-      this.waiters.delete(waiter);
+      waiters.delete(waiter);
       waiter.reject(error);
     }
   }
@@ -293,13 +333,15 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
       this.stop(signal.reason);
       return;
     }
-    for (const waiter of this.waiters) {
+    const waiters = this.waiters;
+    if (waiters === undefined) return;
+    for (const waiter of waiters) {
       for (const [key, value] of Object.entries(signal.responses)) {
         if (!waiter.pending.delete(key)) continue;
         waiter.answers[key] = value;
       }
       if (waiter.pending.size === 0) {
-        this.waiters.delete(waiter);
+        waiters.delete(waiter);
         waiter.resolve(waiter.answers);
       }
     }
@@ -343,7 +385,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     this.abort.abort(stopped);
     this.reading?.cancel();
     this.release(stopped);
-    if (wasRequest) this.first?.reject(stopped);
+    if (wasRequest) this.answerFirst({ ok: false, error: stopped });
   }
 
   private release(reason: unknown): void {
@@ -353,9 +395,18 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
       this.service.runs.delete(this.task.taskId);
       this.service.settled$.next(this.task.taskId);
     }
-    for (const waiter of this.waiters) waiter.reject(reason);
-    this.waiters.clear();
+    const waiters = this.waiters;
+    this.waiters = undefined;
+    for (const waiter of waiters ?? []) waiter.reject(reason);
   }
+}
+
+function identity(value: unknown): FirstAnswer {
+  return value as FirstAnswer;
+}
+
+function rethrow(error: unknown): never {
+  throw error;
 }
 
 /** The handler's answer as the task's ending: a result is `completed`, a JSON-RPC error its middleware answered is `failed`. */

@@ -76,6 +76,8 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
     private readonly name: string,
     private readonly args: Record<string, unknown>,
     private readonly tool: ToolDef | undefined,
+    /** The tasks extension decided this call runs as a task (decided once, in callTool). */
+    private readonly asTask: boolean,
   ) {
     super();
   }
@@ -108,7 +110,7 @@ class ToolCall extends WorkerSource<ToolAnswer, JsonRpcResponse | null> {
     // Only a modern request can be a replay round (modern/replay.ts): a legacy one skips the lookup.
     if (verdict.kind !== 'allow' || tool === undefined || (scope.era === 'modern' && !replayReady(core, scope))) return new Refusal(verdict);
     // A tool that may run as a task, for a client that said it can take one (tasks/task-service.ts).
-    if (core.tasks !== null && core.tasks.decide(scope, tool) === 'task') return core.tasks.start(scope, tool, this.args, abort);
+    if (this.asTask) return core.tasks!.start(scope, tool, this.args, abort);
     return runTool(core, scope, tool, this.args, abort);
   }
 
@@ -164,5 +166,5 @@ export const callTool: MethodHandler = (core, scope) => {
   }
   if (decision === 'unsupported') return of(taskNotSupported(scope.id, name));
 
-  return new ToolCall(core, scope, name, args, tool);
+  return new ToolCall(core, scope, name, args, tool, decision === 'task');
 };
