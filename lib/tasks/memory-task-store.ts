@@ -25,8 +25,21 @@ import { randomId } from '../random-id.js';
 import { retainedSize } from '../retained-size.js';
 import { isTerminal, type TaskRecord } from './task-record.js';
 
-/** What one task costs before anything it stores: its record, its id and owner strings. */
-const TASK_BYTES = 512;
+/** What one task costs before anything it stores: its record, its id and owner strings. A shared store charges the same. */
+export const TASK_BYTES = 512;
+
+/** What a store tells the client (a refusal, a bound's error, a cancel's status message), shared by every store so a client reads the same on any. */
+export const TASK_STORE_TEXTS = {
+  closing: 'the server is shutting down',
+  total: (max: number): string => `the server holds its limit of ${max} tasks`,
+  owner: (max: number): string => `this caller holds its limit of ${max} tasks`,
+  bytes: 'the server holds its limit of task memory',
+  /** The error of a task failed because its questions did not fit. */
+  questionsTooLarge: { code: -32603, message: 'Internal error: the server holds its limit of task memory' },
+  /** The error of a task failed because its result did not fit. */
+  resultTooLarge: { code: -32603, message: 'Internal error: the result passes the server limit of task memory' },
+  cancelled: 'cancelled by the client',
+} as const;
 
 class Entry implements Expiring {
   record: TaskRecord;
@@ -114,11 +127,11 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   createNow(task: NewTask): TaskCreation {
-    if (this.closed) return { created: false, reason: 'the server is shutting down' };
-    if (this.tasks.size >= this.setup.maxTasks) return { created: false, reason: `the server holds its limit of ${this.setup.maxTasks} tasks` };
+    if (this.closed) return { created: false, reason: TASK_STORE_TEXTS.closing };
+    if (this.tasks.size >= this.setup.maxTasks) return { created: false, reason: TASK_STORE_TEXTS.total(this.setup.maxTasks) };
     const owned = this.perOwner.get(task.owner) ?? 0;
-    if (owned >= this.setup.maxTasksPerOwner) return { created: false, reason: `this caller holds its limit of ${this.setup.maxTasksPerOwner} tasks` };
-    if (this.bytes + TASK_BYTES > this.setup.maxRetainedBytes) return { created: false, reason: 'the server holds its limit of task memory' };
+    if (owned >= this.setup.maxTasksPerOwner) return { created: false, reason: TASK_STORE_TEXTS.owner(this.setup.maxTasksPerOwner) };
+    if (this.bytes + TASK_BYTES > this.setup.maxRetainedBytes) return { created: false, reason: TASK_STORE_TEXTS.bytes };
     const now = this.setup.scheduler.now();
     const record: TaskRecord = {
       taskId: randomId('task-'),
@@ -148,7 +161,7 @@ export class MemoryTaskStore implements TaskStore {
     if (keys.length === 0) return true;
     const added = retainedSize(requests, this.setup.maxRetainedBytes);
     if (this.bytes + added > this.setup.maxRetainedBytes) {
-      this.end(entry, { status: 'failed', error: { code: -32603, message: 'Internal error: the server holds its limit of task memory' } });
+      this.end(entry, { status: 'failed', error: TASK_STORE_TEXTS.questionsTooLarge });
       this.release(entry);
       return false;
     }
@@ -191,7 +204,7 @@ export class MemoryTaskStore implements TaskStore {
     const stored = ending.status === 'completed' ? ending.result : ending.status === 'failed' ? ending.error : undefined;
     const added = stored === undefined ? 0 : retainedSize(stored, this.setup.maxRetainedBytes);
     if (this.bytes + added > this.setup.maxRetainedBytes) {
-      this.end(entry, { status: 'failed', error: { code: -32603, message: 'Internal error: the result passes the server limit of task memory' } });
+      this.end(entry, { status: 'failed', error: TASK_STORE_TEXTS.resultTooLarge });
     } else {
       this.charge(entry, added);
       this.end(entry, ending);
@@ -205,7 +218,7 @@ export class MemoryTaskStore implements TaskStore {
     const entry = this.live(taskId);
     if (entry === undefined) return false;
     if (isTerminal(entry.record.status)) return true;
-    this.end(entry, { status: 'cancelled', statusMessage: 'cancelled by the client' });
+    this.end(entry, { status: 'cancelled', statusMessage: TASK_STORE_TEXTS.cancelled });
     this.stop(entry, 'cancelled');
     return true;
   }
