@@ -120,7 +120,8 @@ export class RedisTaskStore implements TaskStore {
       ({ taskId, reply }): TaskCreation => {
         if (reply.kind === 'collision') throw new Error('task id collision');
         if (reply.kind === 'refused') return { created: false, reason: this.refusal(reply.bound) };
-        const record: TaskRecord = { taskId, ...task, status: 'working', createdAt: reply.now, lastUpdatedAt: reply.now, ttlMs, pollIntervalMs };
+        const { owner, method, name } = task;
+        const record: TaskRecord = { taskId, owner, method, name, status: 'working', createdAt: reply.now, lastUpdatedAt: reply.now, ttlMs, pollIntervalMs };
         return { created: true, task: record };
       },
       (): TaskCreation => ({ created: false, reason: TASK_STORE_UNAVAILABLE }),

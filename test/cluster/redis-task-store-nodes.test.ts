@@ -1,6 +1,7 @@
 /**
  * RedisTaskStore as several nodes of one deployment: three stores on three
- * links to one Redis (what three processes would have). A task created on
+ * links to one Redis, then to a 3-master Redis Cluster (what three processes
+ * would have). A task created on
  * A is read on B; an answer on C reaches A's follower; a cancel on B stops
  * it; the bounds hold across nodes under concurrent creates; a runner that
  * stops renewing (its follow ends without a finish: what a node that died
@@ -13,29 +14,17 @@ import { afterAll, describe, expect, test } from 'vitest';
 import type { ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
 import { RUNNER_GONE, type RedisTaskStore } from '../../cluster/redis/task-store.js';
-import { redisTopologyForSuite } from '../helpers/redis-server.js';
+import { REDIS_TOPOLOGIES, redisTopologyForSuite } from '../helpers/redis-server.js';
 import { answersOf, followTask } from '../tasks/task-store-contract.js';
 import { eventually, taskKeys, taskStoreOn } from './task-store-fixture.js';
 import type { TaskBounds } from '../tasks/task-store-contract.js';
 
 const LEASE_MS = 300;
-let links: RedisLink[] = [];
 const opened: RedisTaskStore[] = [];
 
-redisTopologyForSuite(false, async (redis) => {
-  links = await redis.links(3);
-});
 afterAll(() => {
   for (const store of opened) store.close();
 });
-
-/** Nodes A, B and C of one new deployment, each on its own link. */
-function nodes(bounds: Partial<TaskBounds> = {}, ttlMs = 30_000): [RedisTaskStore, RedisTaskStore, RedisTaskStore] {
-  const keys: ClusterKeys = taskKeys();
-  const made = links.map((link) => taskStoreOn({ link, keys, ttlMs, bounds, options: { leaseMs: LEASE_MS } }).store);
-  opened.push(...made);
-  return made as [RedisTaskStore, RedisTaskStore, RedisTaskStore];
-}
 
 async function created(store: RedisTaskStore, owner = 'alice'): Promise<string> {
   const answer = await firstValueFrom(store.create({ owner, method: 'tools/call', name: 'slow' }));
@@ -43,7 +32,20 @@ async function created(store: RedisTaskStore, owner = 'alice'): Promise<string> 
   return answer.task.taskId;
 }
 
-describe('RedisTaskStore across nodes', () => {
+describe.each(REDIS_TOPOLOGIES)('RedisTaskStore across nodes on %s', (_name, clustered) => {
+  let links: RedisLink[] = [];
+  redisTopologyForSuite(clustered, async (redis) => {
+    links = await redis.links(3);
+  });
+
+  /** Nodes A, B and C of one new deployment, each on its own link. */
+  function nodes(bounds: Partial<TaskBounds> = {}): [RedisTaskStore, RedisTaskStore, RedisTaskStore] {
+    const keys: ClusterKeys = taskKeys();
+    const made = links.map((link) => taskStoreOn({ link, keys, ttlMs: 30_000, bounds, options: { leaseMs: LEASE_MS } }).store);
+    opened.push(...made);
+    return made as [RedisTaskStore, RedisTaskStore, RedisTaskStore];
+  }
+
   test('created on A, read on B: the same record, owner included', async () => {
     const [a, b] = nodes();
     const answer = await firstValueFrom(a.create({ owner: 'principal:alice', method: 'tools/call', name: 'slow' }));
