@@ -28,7 +28,7 @@
  * -32603), so nothing is guessed and the process goes on.
  */
 import { createHash } from 'node:crypto';
-import { defer, from, map, of, type Observable } from 'rxjs';
+import { firstValueFrom, of, type Observable } from 'rxjs';
 import type { InputRequest } from '../../lib/mrtr/approval-form.js';
 import { ConfigError } from '../../lib/errors.js';
 import { positiveIntegerOption } from '../../lib/option-checks.js';
@@ -37,7 +37,7 @@ import { randomId } from '../../lib/random-id.js';
 import { retainedSize } from '../../lib/retained-size.js';
 import { TASK_BYTES, TASK_STORE_TEXTS } from '../../lib/tasks/memory-task-store.js';
 import type { TaskRecord } from '../../lib/tasks/task-record.js';
-import { failClosed } from './fail-closed.js';
+import { failClosedCall } from './fail-closed.js';
 import type { ClusterKeys } from './keys.js';
 import type { RedisLink, RedisReply } from './link.js';
 import type { LuaScript } from './lua-script.js';
@@ -202,25 +202,27 @@ export class RedisTaskStore implements TaskStore {
     return TASK_STORE_TEXTS.bytes;
   }
 
+  /** One renewal (task-followers.ts), bounded like every call; a failure is the followers' to log and retry. */
   private renew(channel: string, taskIds: readonly string[]): Promise<RenewState[]> {
-    const renewal = this.run(TASK_RENEW, [channel, this.leaseMs, ...taskIds]).then((reply) => parseRenewReply(reply, taskIds.length));
-    return withTimeout(renewal, this.timeoutMs, this.setup);
+    const renewal = failClosedCall(
+      () => this.run(TASK_RENEW, [channel, this.leaseMs, ...taskIds]),
+      (reply) => parseRenewReply(reply, taskIds.length),
+      { ms: this.timeoutMs, scheduler: this.setup.scheduler },
+      (err): never => {
+        throw err;
+      },
+    );
+    return firstValueFrom(renewal);
   }
 
   /** One script call: bounded in time, its reply checked, any failure logged and answered by `failed`. */
   private call<R, T>(op: string, start: () => Promise<R>, handle: (reply: R) => T, failed: () => T): Observable<T> {
-    const fail = (err: unknown): T => {
+    return failClosedCall(start, handle, { ms: this.timeoutMs, scheduler: this.setup.scheduler }, (err) => {
       // Already the answer (a runner's mistake, or a failure logged once on its way here).
       if (err instanceof KeyReused || err instanceof StoreUnavailable) throw err;
       this.setup.logger.error({ err, op, store: 'redis' }, 'task store failed (fail closed)');
       return failed();
-    };
-    return failClosed(
-      defer(() => from(start())).pipe(map(handle)),
-      { ms: this.timeoutMs, scheduler: this.setup.scheduler },
-      () => fail(new Error(`no answer within ${this.timeoutMs} ms`)),
-      fail,
-    );
+    });
   }
 
   /** `args` and the tail every task script ends with. */
@@ -255,21 +257,4 @@ function pairs(values: Readonly<Record<string, unknown>>): string[] {
 /** base64url SHA-256 of an owner: the per-owner count's field, so the raw owner stays out of the index. */
 function ownerHash(owner: string): string {
   return createHash('sha256').update(`task-owner\u0000${owner}`, 'utf8').digest('base64url');
-}
-
-/** A promise bounded by `ms` on the store's scheduler (the renewals are not Observables a failClosed could bound). */
-function withTimeout<T>(promise: Promise<T>, ms: number, setup: TaskStoreSetup): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setup.scheduler.schedule(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        timer.unsubscribe();
-        resolve(value);
-      },
-      (err: unknown) => {
-        timer.unsubscribe();
-        reject(err as Error);
-      },
-    );
-  });
 }
