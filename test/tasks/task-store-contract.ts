@@ -90,10 +90,12 @@ export function taskStoreContract(name: string, harness: TaskStoreHarness): void
           const random = /[A-Za-z0-9_-]{22,}$/.exec(id)?.[0] ?? '';
           expect(Buffer.from(random, 'base64url').length).toBeGreaterThanOrEqual(16);
         }
-        // Random, not a counter: two ids share no long common prefix past their fixed one.
+        // Random, not a counter: past their fixed prefix, ids part at once, where a counter's share all but the
+        // last characters. Asking for 20 different characters allows two ids that happen to share four (for
+        // 24 random ones, this fails 1 time in 27 million).
         const prefix = (a: string, b: string): number => [...a].findIndex((c, i) => c !== b[i]);
         const fixed = Math.min(...ids.slice(1).map((id) => prefix(id, ids[0]!)));
-        expect(ids[0]!.length - fixed).toBeGreaterThanOrEqual(22);
+        expect(ids[0]!.length - fixed).toBeGreaterThanOrEqual(20);
       });
 
       test('an unknown id: get is undefined, answer not found, cancel, ask and finish false, follow stops', async () => {
