@@ -24,7 +24,7 @@
  * never a run and never an error out of the pipeline.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { defer, from, map, of, type Observable } from 'rxjs';
+import { of, type Observable } from 'rxjs';
 import { DENY_DETAIL } from '../../lib/deny-details.js';
 import type { ApprovalEvent } from '../../lib/events.js';
 import {
@@ -38,7 +38,7 @@ import {
   type TicketRequest,
   type TicketTake,
 } from '../../lib/ports/approval-ledger.js';
-import { failClosed } from './fail-closed.js';
+import { failClosedCall } from './fail-closed.js';
 import type { ClusterKeys } from './keys.js';
 import { ledgerTail, resolveClockSkewMs } from './ledger-clock.js';
 import { MAX_NAMES_LENGTH, parseAdmitReply, parseDropReply, parseTicketReply, type Times } from './ledger-replies.js';
@@ -233,16 +233,10 @@ export class RedisApprovalLedger implements ApprovalLedger {
 
   /** One script call: bounded in time, its reply checked, any failure logged and answered by `failed`. */
   private call<R, T>(op: string, start: () => Promise<R>, handle: (reply: R) => T, failed: () => T): Observable<T> {
-    const fail = (err: unknown): T => {
+    return failClosedCall(start, handle, { ms: this.timeoutMs, scheduler: this.setup.scheduler }, (err) => {
       this.setup.logger.error({ err, op, store: 'redis' }, 'approval ledger failed; the approval is denied (fail closed)');
       return failed();
-    };
-    return failClosed(
-      defer(() => from(start())).pipe(map(handle)),
-      { ms: this.timeoutMs, scheduler: this.setup.scheduler },
-      () => fail(new Error(`no answer within ${this.timeoutMs} ms`)),
-      fail,
-    );
+    });
   }
 
   /** `args` and the tail every ledger script ends with (scripts/ledger-lua.ts). */

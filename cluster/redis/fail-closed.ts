@@ -5,7 +5,7 @@
  * (a Redis error, a reply not of the script's shape) answered by `failed`.
  * The result never errors, so the call's pipeline never sees Redis fail.
  */
-import { catchError, of, timeout, type Observable, type SchedulerLike } from 'rxjs';
+import { catchError, defer, from, map, of, timeout, type Observable, type SchedulerLike } from 'rxjs';
 
 export interface ReplyBound {
   readonly ms: number;
@@ -17,4 +17,14 @@ export function failClosed<T>(answer: Observable<T>, bound: ReplyBound, timedOut
     timeout({ first: bound.ms, scheduler: bound.scheduler, with: () => of(timedOut()) }),
     catchError((err: unknown) => of(failed(err))),
   );
+}
+
+/**
+ * One Redis call of a store, started on subscription: its reply checked by
+ * `handle`, bounded by `bound`; a timeout, an error or a reply `handle`
+ * throws on goes to `fail`, which answers (fail closed) or throws (the
+ * Observable then errors with what it threw).
+ */
+export function failClosedCall<R, T>(start: () => Promise<R>, handle: (reply: R) => T, bound: ReplyBound, fail: (err: unknown) => T): Observable<T> {
+  return failClosed(defer(() => from(start())).pipe(map(handle)), bound, () => fail(new Error(`no answer within ${bound.ms} ms`)), fail);
 }

@@ -15,3 +15,4 @@ export { RedisApprovalLedger, redisApprovalLedger, type RedisApprovalLedgerOptio
 export { RedisPermitPool, permitKeys, type RedisPermitPoolOptions, type RedisPermitsOptions } from './permits.js';
 export { redisSessionDirectory, type RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';
 export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
+export { RedisTaskStore, redisTaskStore, RUNNER_GONE, TASK_STORE_UNAVAILABLE, type RedisTaskStoreOptions } from './task-store.js';

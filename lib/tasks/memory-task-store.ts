@@ -12,7 +12,10 @@
  *   runner told to stop.
  * - Every operation is done synchronously on subscription, in one step: the
  *   first terminal write wins, and of racing `tasks/update`s each key is taken
- *   by exactly one.
+ *   by exactly one. A task past its deadline is gone for every operation,
+ *   even one that runs at the deadline before the timer does.
+ * - Input keys are data (a client's JSON): the maps built from them have no
+ *   prototype to write through, so `__proto__` is a key like any other.
  */
 import { defer, EMPTY, of, Subject, type Observable } from 'rxjs';
 import { DeadlineQueue, type DeadlineEntry, type Expiring } from '../deadline-queue.js';
@@ -22,8 +25,21 @@ import { randomId } from '../random-id.js';
 import { retainedSize } from '../retained-size.js';
 import { isTerminal, type TaskRecord } from './task-record.js';
 
-/** What one task costs before anything it stores: its record, its id and owner strings. */
-const TASK_BYTES = 512;
+/** What one task costs before anything it stores: its record, its id and owner strings. A shared store charges the same. */
+export const TASK_BYTES = 512;
+
+/** What a store tells the client (a refusal, a bound's error, a cancel's status message), shared by every store so a client reads the same on any. */
+export const TASK_STORE_TEXTS = {
+  closing: 'the server is shutting down',
+  total: (max: number): string => `the server holds its limit of ${max} tasks`,
+  owner: (max: number): string => `this caller holds its limit of ${max} tasks`,
+  bytes: 'the server holds its limit of task memory',
+  /** The error of a task failed because its questions did not fit. */
+  questionsTooLarge: { code: -32603, message: 'Internal error: the server holds its limit of task memory' },
+  /** The error of a task failed because its result did not fit. */
+  resultTooLarge: { code: -32603, message: 'Internal error: the result passes the server limit of task memory' },
+  cancelled: 'cancelled by the client',
+} as const;
 
 class Entry implements Expiring {
   record: TaskRecord;
@@ -65,7 +81,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   get(taskId: string): Observable<TaskRecord | undefined> {
-    return defer(() => of(this.tasks.get(taskId)?.record));
+    return defer(() => of(this.live(taskId)?.record));
   }
 
   ask(taskId: string, requests: Readonly<Record<string, InputRequest>>): Observable<boolean> {
@@ -86,7 +102,7 @@ export class MemoryTaskStore implements TaskStore {
 
   follow(taskId: string): Observable<TaskSignal> {
     return defer(() => {
-      const entry = this.tasks.get(taskId);
+      const entry = this.live(taskId);
       if (entry === undefined) return of<TaskSignal>({ kind: 'stop', reason: 'expired' });
       if (isTerminal(entry.record.status)) return entry.record.status === 'cancelled' ? of<TaskSignal>({ kind: 'stop', reason: 'cancelled' }) : EMPTY;
       entry.signals ??= new Subject<TaskSignal>();
@@ -130,11 +146,11 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   createNow(task: NewTask): TaskCreation {
-    if (this.closed) return { created: false, reason: 'the server is shutting down' };
-    if (this.tasks.size >= this.setup.maxTasks) return { created: false, reason: `the server holds its limit of ${this.setup.maxTasks} tasks` };
+    if (this.closed) return { created: false, reason: TASK_STORE_TEXTS.closing };
+    if (this.tasks.size >= this.setup.maxTasks) return { created: false, reason: TASK_STORE_TEXTS.total(this.setup.maxTasks) };
     const owned = this.perOwner.get(task.owner) ?? 0;
-    if (owned >= this.setup.maxTasksPerOwner) return { created: false, reason: `this caller holds its limit of ${this.setup.maxTasksPerOwner} tasks` };
-    if (this.bytes + TASK_BYTES > this.setup.maxRetainedBytes) return { created: false, reason: 'the server holds its limit of task memory' };
+    if (owned >= this.setup.maxTasksPerOwner) return { created: false, reason: TASK_STORE_TEXTS.owner(this.setup.maxTasksPerOwner) };
+    if (this.bytes + TASK_BYTES > this.setup.maxRetainedBytes) return { created: false, reason: TASK_STORE_TEXTS.bytes };
     const now = this.setup.scheduler.now();
     const record: TaskRecord = {
       taskId: randomId('task-'),
@@ -156,13 +172,16 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   askNow(taskId: string, requests: Readonly<Record<string, InputRequest>>): boolean {
-    const entry = this.tasks.get(taskId);
+    const entry = this.live(taskId);
     if (entry === undefined || isTerminal(entry.record.status)) return false;
     const keys = Object.keys(requests);
     if (keys.some((key) => entry.asked.has(key))) throw new Error(`task ${taskId}: an input key was asked before; keys are never reused`);
+    // Nothing asked, nothing to wait for: `input_required` with no question would never be answered back to `working`.
+    if (keys.length === 0) return true;
     const added = retainedSize(requests, this.setup.maxRetainedBytes);
     if (this.bytes + added > this.setup.maxRetainedBytes) {
-      this.end(entry, { status: 'failed', error: { code: -32603, message: 'Internal error: the server holds its limit of task memory' } });
+      this.end(entry, { status: 'failed', error: TASK_STORE_TEXTS.questionsTooLarge });
+      this.release(entry);
       return false;
     }
     for (const key of keys) entry.asked.add(key);
@@ -170,20 +189,20 @@ export class MemoryTaskStore implements TaskStore {
     entry.record = {
       ...entry.record,
       status: 'input_required',
-      inputRequests: { ...entry.record.inputRequests, ...requests },
+      inputRequests: Object.assign(dataMap<InputRequest>(), entry.record.inputRequests, requests),
       lastUpdatedAt: this.setup.scheduler.now(),
     };
     return true;
   }
 
   answerNow(taskId: string, responses: Readonly<Record<string, unknown>>): TaskAnswer {
-    const entry = this.tasks.get(taskId);
+    const entry = this.live(taskId);
     if (entry === undefined) return { found: false };
     const outstanding = entry.record.inputRequests;
     if (outstanding === undefined || isTerminal(entry.record.status)) return { found: true, accepted: [] };
     const accepted = Object.keys(responses).filter((key) => Object.hasOwn(outstanding, key));
     if (accepted.length === 0) return { found: true, accepted };
-    const left: Record<string, InputRequest> = {};
+    const left = dataMap<InputRequest>();
     for (const [key, request] of Object.entries(outstanding)) if (!accepted.includes(key)) left[key] = request;
     const remaining = Object.keys(left).length > 0;
     entry.record = {
@@ -192,39 +211,53 @@ export class MemoryTaskStore implements TaskStore {
       inputRequests: remaining ? left : undefined,
       lastUpdatedAt: this.setup.scheduler.now(),
     };
-    const taken: Record<string, unknown> = {};
+    const taken = dataMap<unknown>();
     for (const key of accepted) taken[key] = responses[key];
     entry.signals?.next({ kind: 'answers', responses: taken });
     return { found: true, accepted };
   }
 
   finishNow(taskId: string, ending: TaskEnding): boolean {
-    const entry = this.tasks.get(taskId);
+    const entry = this.live(taskId);
     if (entry === undefined || isTerminal(entry.record.status)) return false;
     const stored = ending.status === 'completed' ? ending.result : ending.status === 'failed' ? ending.error : undefined;
     const added = stored === undefined ? 0 : retainedSize(stored, this.setup.maxRetainedBytes);
     if (this.bytes + added > this.setup.maxRetainedBytes) {
-      this.end(entry, { status: 'failed', error: { code: -32603, message: 'Internal error: the result passes the server limit of task memory' } });
-      return true;
+      this.end(entry, { status: 'failed', error: TASK_STORE_TEXTS.resultTooLarge });
+    } else {
+      this.charge(entry, added);
+      this.end(entry, ending);
     }
-    this.charge(entry, added);
-    this.end(entry, ending);
+    // The runner ended its own task: its follow ends too, with no stop (whatever the ending, a cancel of its own included).
+    this.release(entry);
     return true;
   }
 
   cancelNow(taskId: string): boolean {
-    const entry = this.tasks.get(taskId);
+    const entry = this.live(taskId);
     if (entry === undefined) return false;
     if (isTerminal(entry.record.status)) return true;
-    this.end(entry, { status: 'cancelled', statusMessage: 'cancelled by the client' });
+    this.end(entry, { status: 'cancelled', statusMessage: TASK_STORE_TEXTS.cancelled });
     this.stop(entry, 'cancelled');
     return true;
   }
 
-  /** The DeadlineQueue's call: the task is forgotten, its runner stopped. */
+  /**
+   * The task, unless unknown or past its deadline. The DeadlineQueue's timer may not have run yet
+   * at the deadline (an action scheduled for that same moment can run first): the task expires here then.
+   */
+  private live(taskId: string): Entry | undefined {
+    const entry = this.tasks.get(taskId);
+    if (entry === undefined) return undefined;
+    if (this.setup.scheduler.now() < entry.record.createdAt + entry.record.ttlMs) return entry;
+    this.expired(entry);
+    return undefined;
+  }
+
+  /** The DeadlineQueue's call (or live()'s, at the deadline): the task is forgotten, its runner stopped. */
   expired(entry: Entry): void {
-    entry.deadline = undefined;
     this.forget(entry);
+    entry.deadline = undefined;
     this.stop(entry, 'expired');
   }
 
@@ -238,8 +271,7 @@ export class MemoryTaskStore implements TaskStore {
       error: ending.status === 'failed' ? ending.error : undefined,
       lastUpdatedAt: this.setup.scheduler.now(),
     };
-    // A finished task has nobody to tell: the runner ended it (or was stopped by the cancel that did).
-    if (ending.status !== 'cancelled') this.release(entry);
+    // Whoever ends it tells the runner (finishNow and askNow end its follow, cancelNow stops it).
   }
 
   private stop(entry: Entry, reason: 'cancelled' | 'expired' | 'closed'): void {
@@ -268,4 +300,9 @@ export class MemoryTaskStore implements TaskStore {
     if (owned === 0) this.perOwner.delete(entry.record.owner);
     else this.perOwner.set(entry.record.owner, owned);
   }
+}
+
+/** A map from keys a client chose: no prototype, so `__proto__` is stored as a key, not written through. */
+function dataMap<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
