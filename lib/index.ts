@@ -109,3 +109,8 @@ export type { UiResourceDef } from './apps/ui-resource.js';
 export type { UiResourceCsp, UiResourceMeta, UiResourcePermissions } from './apps/ui-resource-meta.js';
 export type { SkillsFolderOptions } from './skills/skills-folder.js';
 export { FrontmatterError, parseFrontmatter } from './skills/frontmatter.js';
+export { TASKS_EXTENSION_ID, isTerminal } from './tasks/task-record.js';
+export type { TaskError, TaskRecord, TaskStatus, TaskSupport } from './tasks/task-record.js';
+export type { TaskOptions } from './tasks/task-options.js';
+export { MemoryTaskStore } from './tasks/memory-task-store.js';
+export type { NewTask, TaskAnswer, TaskCreation, TaskEnding, TaskPage, TaskSignal, TaskStore, TaskStoreFactory, TaskStoreSetup } from './ports/task-store.js';

@@ -13,6 +13,8 @@
  * Every process of one deployment uses the same `serverId` (the hash tag of
  * its keys) and gets its own `nodeId`.
  */
+import { redisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
+import type { TaskOptions } from '../../lib/tasks/task-options.js';
 import { randomBytes } from 'node:crypto';
 import type { ServerOptions } from '../../lib/options.js';
 import type { EventStore } from '../../lib/ports/event-store.js';
@@ -55,6 +57,13 @@ export interface RedisClusterOptions {
    */
   readonly relayUrl?: string | undefined;
   readonly legacy?: RedisLegacyOptions | undefined;
+  /**
+   * The tasks extension across nodes: `serverOptions.tasks` with these
+   * options and the Redis task store (task-store.ts), so a task created on one
+   * node is read, answered and cancelled on any. `true` for the defaults;
+   * absent: tasks stay as the server's own options say.
+   */
+  readonly tasks?: true | (Omit<TaskOptions, 'store'> & Pick<RedisTaskStoreOptions, 'timeoutMs' | 'leaseMs'>) | undefined;
 }
 
 /** The session directory's and event store's options (session-directory.ts, event-store.ts). */
@@ -115,6 +124,11 @@ export async function redisCluster(options: RedisClusterOptions): Promise<RedisC
     serverOptions.requestStateKeys = options.requestStateKeys ?? (await loadRequestStateKeys(link, keys, logger ? { logger } : {}));
     // MRTR approval tickets: issued on one node, redeemed exactly once on any; caps cluster-wide (legacy parking stays per node).
     serverOptions.approvalLedger = redisApprovalLedger({ ...options.approvalLedger, link, keys });
+    // Tasks on one store every node shares (opt-in): created anywhere, read, answered and cancelled anywhere.
+    if (options.tasks !== undefined) {
+      const { timeoutMs, leaseMs, ...taskOptions } = options.tasks === true ? {} : options.tasks;
+      serverOptions.tasks = { ...taskOptions, store: redisTaskStore({ link, keys, timeoutMs, leaseMs }) };
+    }
     // In-flight caps cluster-wide as leased permits (opt-in); maxInFlight and its shares stay per node.
     if (options.permits !== undefined) {
       const permits = new RedisPermitPool({ link, keys, nodeId, ...options.permits, ...(logger ? { logger } : {}) });

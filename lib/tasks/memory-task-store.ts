@@ -64,6 +64,7 @@ class Entry implements Expiring {
   }
 }
 
+/** The in-memory TaskStore (the default): one process's tasks, bounded, each forgotten at its TTL. */
 export class MemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Entry>();
   private readonly perOwner = new Map<string, number>();
@@ -145,6 +146,7 @@ export class MemoryTaskStore implements TaskStore {
     this.bytes = 0;
   }
 
+  /** Create, done now (the Observable form subscribes to this). */
   createNow(task: NewTask): TaskCreation {
     if (this.closed) return { created: false, reason: TASK_STORE_TEXTS.closing };
     if (this.tasks.size >= this.setup.maxTasks) return { created: false, reason: TASK_STORE_TEXTS.total(this.setup.maxTasks) };
@@ -171,6 +173,7 @@ export class MemoryTaskStore implements TaskStore {
     return { created: true, task: record };
   }
 
+  /** Ask, done now. */
   askNow(taskId: string, requests: Readonly<Record<string, InputRequest>>): boolean {
     const entry = this.live(taskId);
     if (entry === undefined || isTerminal(entry.record.status)) return false;
@@ -195,6 +198,7 @@ export class MemoryTaskStore implements TaskStore {
     return true;
   }
 
+  /** Answer, done now. */
   answerNow(taskId: string, responses: Readonly<Record<string, unknown>>): TaskAnswer {
     const entry = this.live(taskId);
     if (entry === undefined) return { found: false };
@@ -217,6 +221,7 @@ export class MemoryTaskStore implements TaskStore {
     return { found: true, accepted };
   }
 
+  /** Finish, done now. */
   finishNow(taskId: string, ending: TaskEnding): boolean {
     const entry = this.live(taskId);
     if (entry === undefined || isTerminal(entry.record.status)) return false;
@@ -233,6 +238,7 @@ export class MemoryTaskStore implements TaskStore {
     return true;
   }
 
+  /** Cancel, done now. */
   cancelNow(taskId: string): boolean {
     const entry = this.live(taskId);
     if (entry === undefined) return false;

@@ -9,6 +9,7 @@ import { isPlainObject } from '../protocol/jsonrpc.js';
 import { nonNegativeIntegerOption, positiveIntegerOption } from '../option-checks.js';
 import type { TaskStoreFactory } from '../ports/task-store.js';
 
+/** The `tasks` server option's object form: the policy that makes a call a task, the store, and its bounds. */
 export interface TaskOptions {
   /**
    * When an optional-task call becomes a task: `0` (the default) makes it one
@@ -39,6 +40,7 @@ export interface TaskOptions {
   approvals?: 'task' | 'round' | undefined;
 }
 
+/** TaskOptions with every default filled in (what a server holds). */
 export interface ResolvedTaskOptions {
   readonly afterMs: number;
   readonly ttlMs: number;

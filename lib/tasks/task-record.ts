@@ -52,6 +52,7 @@ export interface TaskRecord {
   readonly error?: TaskError | undefined;
 }
 
+/** Whether a status is final: completed, failed or cancelled. */
 export function isTerminal(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
