@@ -9,11 +9,11 @@
  *    The goal: at most 1.05x the plain call's CPU.
  * 2. `round-trip`: a task's creation (tools/call answered with the task)
  *    and one tasks/get of it, per task, CPU and wall time, on the in-memory
- *    store.
+ *    store, and with `--redis redis://127.0.0.1:PORT` on the Redis one.
  * 3. `outstanding`: 10,000 tasks whose handlers wait (a one-hour sleep):
  *    heap and RSS before and after, per task.
  *
- *   npm run build && node --expose-gc dist/bench/micro/tasks.js [--calls N] [--rounds N] [--tasks N]
+ *   npm run build && node --expose-gc dist/bench/micro/tasks.js [--calls N] [--rounds N] [--tasks N] [--redis redis://127.0.0.1:PORT]
  */
 import { asyncScheduler } from 'rxjs';
 import { createServer, Registry, type McpServer, type ServerOptions } from '../../lib/index.js';
@@ -27,6 +27,8 @@ const option = (name: string, fallback: string) => {
 const CALLS = Number(option('--calls', '20000'));
 const ROUNDS = Number(option('--rounds', '9'));
 const TASKS = Number(option('--tasks', '10000'));
+/** A Redis URL (loopback only) for the round trip and the outstanding tasks on the Redis task store. */
+const REDIS = option('--redis', '');
 
 const TASKS_ID = 'io.modelcontextprotocol/tasks';
 const META = {
@@ -92,8 +94,24 @@ async function atOnce(): Promise<void> {
   s.close();
 }
 
+/** The task store the round trip and the outstanding tasks use: in memory, or Redis (`--redis`). */
+async function storeOption(): Promise<{ label: string; extra: Partial<ServerOptions>; close: () => Promise<void> }> {
+  if (REDIS === '') return { label: 'in memory', extra: {}, close: async () => {} };
+  if (!/^redis:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/?$/.test(REDIS)) throw new Error('--redis must be a loopback URL');
+  const { connectRedis, clusterKeys, redisTaskStore } = await import('../../cluster/redis/index.js');
+  const link = await connectRedis(REDIS);
+  const keys = clusterKeys(`bench-tasks-${process.pid}`);
+  const bound = Math.max(TASKS, 10_000) * 2;
+  return {
+    label: 'on Redis',
+    extra: { tasks: { maxTasks: bound, maxTasksPerOwner: bound, store: redisTaskStore({ link, keys }) } },
+    close: () => link.close(),
+  };
+}
+
 async function roundTrip(): Promise<void> {
-  const s = await server();
+  const store = await storeOption();
+  const s = await server(store.extra);
   const n = Math.min(CALLS, 5000);
   const start = cpuMicros();
   const t0 = performance.now();
@@ -103,13 +121,15 @@ async function roundTrip(): Promise<void> {
   }
   const cpu = (cpuMicros() - start) / n;
   const wall = ((performance.now() - t0) * 1000) / n;
-  console.log(`round-trip  create + tasks/get: ${cpu.toFixed(1)} µs CPU, ${wall.toFixed(1)} µs wall per task (in memory, ${n} tasks)`);
+  console.log(`round-trip  create + tasks/get: ${cpu.toFixed(1)} µs CPU, ${wall.toFixed(1)} µs wall per task (${store.label}, ${n} tasks)`);
   s.close();
+  await store.close();
 }
 
 async function outstanding(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
-  const s = await server();
+  const store = await storeOption();
+  const s = await server(store.extra);
   gc?.();
   const heap0 = process.memoryUsage().heapUsed;
   const rss0 = process.memoryUsage().rss;
@@ -118,9 +138,10 @@ async function outstanding(): Promise<void> {
   const { heapUsed, rss } = process.memoryUsage();
   const stats = s.stats();
   console.log(
-    `outstanding ${stats.tasks} tasks (${stats.taskRuns} handlers waiting): heap +${((heapUsed - heap0) / 1048576).toFixed(1)} MB (${((heapUsed - heap0) / TASKS / 1024).toFixed(2)} KB per task), RSS ${(rss / 1048576).toFixed(0)} MB (+${((rss - rss0) / 1048576).toFixed(0)} MB)${gc === undefined ? ' [run with --expose-gc for exact heap]' : ''}`,
+    `outstanding ${store.label}: ${stats.taskRuns} handlers waiting, ${stats.tasks} tasks held by this process's store: heap +${((heapUsed - heap0) / 1048576).toFixed(1)} MB (${((heapUsed - heap0) / TASKS / 1024).toFixed(2)} KB per task), RSS ${(rss / 1048576).toFixed(0)} MB (+${((rss - rss0) / 1048576).toFixed(0)} MB)${gc === undefined ? ' [run with --expose-gc for exact heap]' : ''}`,
   );
   s.close();
+  await store.close();
 }
 
 await atOnce();
