@@ -14,15 +14,19 @@ export function isCreateTaskResult(result: object): boolean {
   return createTaskResults.has(result);
 }
 
-/** The Task members every shape shares. */
-function taskMembers(task: TaskRecord): Record<string, unknown> {
+/** The names of the two durations: 2026-07-28 puts the unit in them, 2025-11-25 did not. */
+const MODERN_NAMES = { ttl: 'ttlMs', poll: 'pollIntervalMs' } as const;
+const LEGACY_NAMES = { ttl: 'ttl', poll: 'pollInterval' } as const;
+
+/** The Task members every shape shares, its durations named as the revision names them. */
+function taskMembers(task: TaskRecord, names: { readonly ttl: string; readonly poll: string } = MODERN_NAMES): Record<string, unknown> {
   const members: Record<string, unknown> = {
     taskId: task.taskId,
     status: task.status,
     createdAt: new Date(task.createdAt).toISOString(),
     lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
-    ttlMs: task.ttlMs,
-    pollIntervalMs: task.pollIntervalMs,
+    [names.ttl]: task.ttlMs,
+    [names.poll]: task.pollIntervalMs,
   };
   if (task.statusMessage !== undefined) members.statusMessage = task.statusMessage;
   return members;
@@ -49,16 +53,7 @@ export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 
 /** The 2025-11-25 Task: `ttl` and `pollInterval` (milliseconds), nothing inlined. */
 export function legacyTask(task: TaskRecord): Record<string, unknown> {
-  const shown: Record<string, unknown> = {
-    taskId: task.taskId,
-    status: task.status,
-    createdAt: new Date(task.createdAt).toISOString(),
-    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
-    ttl: task.ttlMs,
-    pollInterval: task.pollIntervalMs,
-  };
-  if (task.statusMessage !== undefined) shown.statusMessage = task.statusMessage;
-  return shown;
+  return taskMembers(task, LEGACY_NAMES);
 }
 
 /** The 2025-11-25 CreateTaskResult: the task under `task`. */
