@@ -2,8 +2,9 @@
  * A stored task as the 2026-07-28 wire shows it: the CreateTaskResult a
  * tools/call answers with (`resultType: "task"`, flat, nothing inlined), and
  * the DetailedTask of `tasks/get` and `notifications/tasks` (the result when
- * completed, the error when failed, the outstanding `inputRequests` when
- * input_required). Times are ISO 8601 on the store's clock.
+ * completed, with its `resultType: "complete"`, the error when failed, the
+ * outstanding `inputRequests` when input_required). Times are ISO 8601 on
+ * the store's clock.
  */
 import type { TaskRecord } from '../../lib/tasks/task-record.js';
 
@@ -43,7 +44,8 @@ export function createTaskResult(task: TaskRecord): Record<string, unknown> {
 export function detailedTask(task: TaskRecord): Record<string, unknown> {
   const detailed = taskMembers(task);
   if (task.status === 'input_required' && task.inputRequests !== undefined) detailed.inputRequests = task.inputRequests;
-  if (task.status === 'completed' && task.result !== undefined) detailed.result = task.result;
+  // The result as the call would have answered it on this wire: a CallToolResult, whose resultType 2026-07-28 requires.
+  if (task.status === 'completed' && task.result !== undefined) detailed.result = { ...task.result, resultType: 'complete' };
   if (task.status === 'failed' && task.error !== undefined) detailed.error = task.error;
   return detailed;
 }
