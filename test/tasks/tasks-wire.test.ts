@@ -57,7 +57,7 @@ describe('declaration and creation', () => {
     expect(resultOf(await get(server, taskId)).status).toBe('working');
     await clock.advance(1);
     const done = resultOf(await get(server, taskId));
-    expect(done).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'slept 1000' }] } });
+    expect(done).toMatchObject({ status: 'completed', result: { resultType: 'complete', content: [{ type: 'text', text: 'slept 1000' }] } });
     expect((done.result as Record<string, unknown>)._meta).toBeUndefined();
     expect(done.lastUpdatedAt).toBe(new Date(clock.now()).toISOString());
   });
