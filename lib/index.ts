@@ -7,8 +7,10 @@
  *
  * @module rxmcp
  */
-export { createServer, McpServer, RequestRef } from '../streams/mcp-server.js';
-export type { ConnectionInfo, ConnectOptions, HandleMessageOptions, ParkedApproval, PendingRequest, RequestOptions, ServerStats } from '../streams/mcp-server.js';
+export { createServer, McpServer } from '../streams/mcp-server.js';
+export type { ConnectionInfo, ParkedApproval, ServerStats } from '../streams/mcp-server.js';
+export { RequestRef } from '../streams/entry-options.js';
+export type { ConnectOptions, HandleMessageOptions, PendingRequest, RequestOptions } from '../streams/entry-options.js';
 export { Registry } from './registry.js';
 export type { AnyResourceDef, BindToolsOptions, RegisterOptions, RegisterToolOptions, RegistryChange, RegistryOptions } from './registry.js';
 export { allowAll, allowlist, denyAll } from './authorizers.js';

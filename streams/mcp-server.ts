@@ -20,28 +20,18 @@ import {
   timer,
   type Observer,
 } from 'rxjs';
-import { Admission } from './state/admission.js';
 import { auditAllowlist } from './allowlist-audit.js';
-import { Cancellations } from './state/cancellation.js';
-import { CapabilityTable } from './state/capability-table.js';
-import { ClientRequests } from './state/client-requests.js';
 import { connection } from './connection.js';
 import type { OnSourceEnd } from './stages/reply-each.js';
 import { Connections, type ConnectionInfo, type ConnectionState } from './state/connections.js';
-import { DeadlineQueue } from '../lib/deadline-queue.js';
 import type { EraDecision } from '../lib/protocol/classified.js';
 import { defaultEraPolicy, ERA_POLICIES, eraDecisionFor, perMessageEraWith } from './stages/decide-era.js';
-import { ListenHub } from './state/listen-hub.js';
-import { ExtensionTable } from './extensions/extension-table.js';
-import { TaskService } from './tasks/task-service.js';
-import { tasksExtension } from './tasks/tasks-extension.js';
-import { TASKS_EXTENSION_ID } from '../lib/tasks/task-record.js';
-import { LEGACY_METHODS, MODERN_METHODS } from './methods/tables.js';
+import { buildCore } from './state/build-core.js';
+import { RequestRef, type ConnectOptions, type HandleMessageOptions, type PendingRequest, type RequestOptions } from './entry-options.js';
+import { MODERN_METHODS } from './methods/tables.js';
 import { accepts, outbox } from './outbox.js';
-import { ParkingLot, type ParkedApproval } from './state/parking.js';
-import { approvalCounts, approvalDeps } from './state/approval-setup.js';
+import type { ParkedApproval } from './state/parking.js';
 import { originOf } from './principal-shapes.js';
-import { createTracing } from './tracing.js';
 import { statsStream, type ServerStats } from './server-stats.js';
 import { snapshots } from './snapshots.js';
 import type { Origin, ServerCore } from './state/server-core.js';
@@ -55,80 +45,12 @@ import type { ServerEvent } from '../lib/events.js';
 import { nonNegativeIntegerOption } from '../lib/option-checks.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from '../lib/options.js';
 import { notification, type JsonRpcResponse, type OutboundMessage } from '../lib/protocol/jsonrpc.js';
-import type { EraPolicy, ReadEnvelope } from '../lib/protocol/modern.js';
+import type { ReadEnvelope } from '../lib/protocol/modern.js';
 import type { Registry, RegistryChange } from '../lib/registry.js';
 
 export type { ServerStats } from './server-stats.js';
 export type { ConnectionInfo } from './state/connections.js';
 export type { ParkedApproval } from './state/parking.js';
-
-/** How a connection is attached (`connect`, `subscribe`): the transport kind, the peer (the fairness key), the principal, the era policy. */
-export interface ConnectOptions {
-  /** Declared by the transport adapter; authorizers may rely on it. */
-  readonly transport?: TransportKind | undefined;
-  /**
-   * The best identity of the remote peer the transport has (the remote
-   * address, or a trusted proxy header's value): the key the fairness rules
-   * count by, so one peer opening many connections crowds out only itself.
-   * Default: the connection id (a peer per connection).
-   */
-  readonly peer?: string | undefined;
-  /**
-   * Who is calling, as verified by the transport's authenticator (or vouched
-   * for by the embedding application, which is trusted like `connId`). It
-   * reaches every authorizer and handler context, and it replaces `peer` as
-   * the fairness key (`principal:<key>`, by the one rule of
-   * lib/auth/owner-key.ts): one principal over many connections or
-   * addresses holds one share. Must come from makePrincipal.
-   */
-  readonly principal?: Principal | undefined;
-  /**
-   * How this connection's requests get their era (see EraPolicy). Default by
-   * transport: 'legacy' for sse and http (sessions are a legacy notion),
-   * 'per-connection' for everything else.
-   */
-  readonly era?: EraPolicy | undefined;
-  /**
-   * After the inbound completes (the peer is done sending but may still
-   * read: stdin closed), how long, on the server's scheduler, the calls in
-   * flight get to answer before they are cancelled; the connection's listen
-   * streams end at once, without a word (as when the connection goes), since
-   * they never answer. Default 0: the inbound completing cancels everything at once, as
-   * its failing always does.
-   */
-  readonly drainMs?: number | undefined;
-}
-
-/** Options of `handleMessage`: the connection, its principal, and a timeout or signal that stops waiting. */
-export interface HandleMessageOptions {
-  readonly connId?: ConnId | undefined;
-  /** Stop waiting after this long: the call's worker is cancelled and the Promise rejects. */
-  readonly timeoutMs?: number | undefined;
-  /** Aborting it is the caller going away: the call is cancelled and the Promise rejects. */
-  readonly signal?: AbortSignal | undefined;
-  /** The verified caller of this message (see ConnectOptions.principal); default: the connection's. */
-  readonly principal?: Principal | undefined;
-}
-
-/** Options of `request`: a signal that cancels it, and the verified principal of the message. */
-export interface RequestOptions {
-  /** Aborting it is the caller going away: every request made with it is cancelled. */
-  readonly signal?: AbortSignal | undefined;
-  /** The verified caller of this message (see ConnectOptions.principal); default: the connection's. */
-  readonly principal?: Principal | undefined;
-}
-
-/** Opaque handle for `cancel`. */
-export class RequestRef {
-  declare private readonly brand: 'RequestRef';
-}
-
-/** What `server.request` returns: the request's one eventual reply, and the ref `cancel` takes. */
-export interface PendingRequest {
-  /** The reply: exactly one, `null` for a notification or a cancelled request. */
-  readonly reply: Promise<JsonRpcResponse | null>;
-  readonly ref: RequestRef;
-}
 
 const LIST_CHANGED: Record<RegistryChange, string> = {
   tools: 'notifications/tools/list_changed',
@@ -172,57 +94,7 @@ export class McpServer {
     const events = new Subject<ServerEvent>();
     this.events$ = events.asObservable();
     this.connections = new Connections((state) => this.connectionGone(state));
-    // Legacy parked calls, modern approval tickets and approval tasks share one set of caps and one fairness rule.
-    const counts = approvalCounts(this.options);
-    const tasks = this.options.tasks === null ? null : new TaskService(this.options.tasks, this.options.scheduler, this.options.logger, counts);
-    if (tasks !== null && this.options.extensions.some((e) => e.id === TASKS_EXTENSION_ID)) {
-      throw new ConfigError('extensions', `extension ${TASKS_EXTENSION_ID} is rxmcp's own: turn it on with the tasks option`);
-    }
-    const served = tasks === null ? this.options.extensions : [tasksExtension(tasks), ...this.options.extensions];
-    const extensions = new ExtensionTable(served, (method) => LEGACY_METHODS.has(method) || MODERN_METHODS.has(method));
-    const capabilities = new CapabilityTable(
-      this.options.maxClientCapabilities,
-      (connId) => this.connections.isLive(connId),
-      (event) => events.next(event),
-      extensions.ids,
-    );
-    this.core = {
-      options: this.options,
-      admission: new Admission(
-        this.options.maxInFlight,
-        this.options.maxInFlightPerConnection,
-        this.options.maxInFlightPerPeer,
-        this.options.clusterPermits,
-      ),
-      parking: new ParkingLot({
-        timeoutMs: this.options.elicitationTimeoutMs,
-        scheduler: this.options.scheduler,
-        counts,
-      }),
-      approvals: approvalDeps(this.options, counts, (event) => events.next(event)),
-      capabilities,
-      clientRequests: new ClientRequests(this.options.scheduler),
-      deadlines: new DeadlineQueue(this.options.scheduler, this.options.callbackTimeoutMs),
-      connections: this.connections,
-      events,
-      cancellations: new Cancellations(),
-      toolsWarnedUndefined: new WeakSet(),
-      tracing: createTracing(),
-      listens: new ListenHub(
-        this.options.eventBus,
-        {
-          maxListens: this.options.maxListens,
-          maxListensPerConnection: this.options.maxListensPerConnection,
-          maxUrisPerConnection: this.options.maxSubscriptionsPerConnection,
-          maxUrisTotal: this.options.maxSubscriptionsTotal,
-        },
-        this.options.logger,
-        () => this.connections.subscriptions,
-      ),
-      extensions,
-      tasks,
-    };
-    tasks?.attach(this.core);
+    this.core = buildCore(this.options, this.connections, events);
     // An extension that serves resources, tools or prompts registers them before the server serves.
     for (const extension of this.options.extensions) extension.setup?.(this.registry);
     this.stats$ = statsStream(() => this.stats(), this.options.statsIntervalMs, this.options.scheduler);

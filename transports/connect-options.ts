@@ -5,7 +5,7 @@
  */
 import type { Principal } from '../lib/auth/principal.js';
 import type { TransportKind } from '../lib/context.js';
-import type { ConnectOptions } from '../streams/mcp-server.js';
+import type { ConnectOptions } from '../streams/entry-options.js';
 
 export function connectOptionsOf(transport: TransportKind, peer: string | undefined, principal: Principal | undefined): ConnectOptions {
   if (peer === undefined) return principal === undefined ? { transport } : { transport, principal };

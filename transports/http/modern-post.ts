@@ -24,7 +24,7 @@ import { MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
 import { encodeMessage } from '../../lib/protocol/encode.js';
 import type { JsonRpcId, OutboundMessage } from '../../lib/protocol/jsonrpc.js';
 import { relatedRequestOf } from '../../lib/protocol/related.js';
-import type { ConnectOptions } from '../../streams/mcp-server.js';
+import type { ConnectOptions } from '../../streams/entry-options.js';
 import type { ReadEnvelope } from '../../lib/protocol/modern.js';
 import { mintConnId } from '../conn-id.js';
 import { peerOf } from '../peer.js';
