@@ -128,7 +128,7 @@ export function approvalAsTask(host: TaskRunHost, scope: RequestScope, tool: Too
       next: (creation) => {
         if (!creation.created) {
           admission.hold.release();
-          resolve(toolDenied(tool.name, 'ask', `no room for a task (${creation.reason})`, prompt));
+          resolve(toolDenied(tool.name, 'ask', `the task could not be stored (${creation.reason})`, prompt));
           return;
         }
         waiting = new WaitingApproval(host, scope, tool, args, creation.task);

@@ -422,7 +422,7 @@ function endingOf(answer: HandlerAnswer): TaskEnding {
   return { status: 'completed', result: isPlainObject(response.result) ? response.result : {} };
 }
 
-/** The answer when the store has no room for a task: the busy result, saying which bound. */
+/** The answer when the store refused the task (a bound, or the store unavailable): the busy result, saying why. */
 function refused(reason: string): CallToolResult {
-  return callbackFailedToolResult('server_busy', undefined, `Error: server_busy: no room for a task (${reason})`) as unknown as CallToolResult;
+  return callbackFailedToolResult('server_busy', undefined, `Error: server_busy: the task could not be stored (${reason})`) as unknown as CallToolResult;
 }

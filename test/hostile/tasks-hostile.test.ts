@@ -58,7 +58,7 @@ test('100,000 task creations from one client: its cap is held, the rest refused 
     const result = resultOf(await server.handleMessage(call(i, 'slow', { ms: 3_600_000 }), { connId: 'flood' }));
     if (result.resultType === 'task') created += 1;
     else {
-      expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('no room for a task') }] });
+      expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('the task could not be stored (this caller holds its limit of 1000 tasks)') }] });
       refused += 1;
     }
   }
