@@ -13,9 +13,11 @@ export interface NodeArgs {
   readonly serverOptions: Readonly<Record<string, number>>;
   /** `--cluster-options JSON`: more options for redisCluster() (e.g. its permits), merged over the defaults. */
   readonly clusterOptions: Readonly<Record<string, unknown>>;
+  /** `--task-lease-ms N`: the Redis task store's lease (how soon a dead node's tasks are `failed`); undefined: its default. */
+  readonly taskLeaseMs: number | undefined;
 }
 
-export const NODE_USAGE = `usage: node dist/examples/cluster/node.js --redis URL [--port N] [--host H] [--server-id ID] [--node-id ID] [--option NAME=N ...]
+export const NODE_USAGE = `usage: node dist/examples/cluster/node.js --redis URL [--port N] [--host H] [--server-id ID] [--node-id ID] [--option NAME=N ...] [--task-lease-ms N]
 
   --redis URL       the deployment's Redis (env REDIS_URL works too); URL,URL,... for a Redis Cluster's seeds
   --port N          HTTP port (default 0: a free one); the URL is printed as "READY <url>" on stdout
@@ -23,7 +25,8 @@ export const NODE_USAGE = `usage: node dist/examples/cluster/node.js --redis URL
   --server-id ID    the deployment's name, the same on every node (default cluster-example)
   --node-id ID      this node's name (default random)
   --option NAME=N   a numeric createServer option (e.g. maxInFlight=8); repeatable
-  --cluster-options JSON   more options for redisCluster(), as a JSON object`;
+  --cluster-options JSON   more options for redisCluster(), as a JSON object
+  --task-lease-ms N        the task store's lease: a task whose node died is failed within it (default 15000, at least 30)`;
 
 export class NodeUsageError extends Error {
   override name = 'NodeUsageError';
@@ -46,6 +49,7 @@ export function parseNodeArgs(argv: readonly string[], env: Record<string, strin
   let nodeId: string | undefined;
   const serverOptions: Record<string, number> = {};
   let clusterOptions: Record<string, unknown> = {};
+  let taskLeaseMs: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     if (flag === '--port') {
@@ -72,9 +76,13 @@ export function parseNodeArgs(argv: readonly string[], env: Record<string, strin
       }
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new NodeUsageError('--cluster-options must be a JSON object');
       clusterOptions = parsed as Record<string, unknown>;
+    } else if (flag === '--task-lease-ms') {
+      const raw = value(argv, ++i, flag);
+      taskLeaseMs = Number(raw);
+      if (!/^\d{1,9}$/.test(raw) || taskLeaseMs < 30) throw new NodeUsageError(`--task-lease-ms must be an integer of at least 30, got ${raw}`);
     } else throw new NodeUsageError(`unknown argument: ${flag}`);
   }
   const urls = (redis ?? '').split(',').filter((url) => url !== '');
   if (urls.length === 0 || !urls.every((url) => /^rediss?:\/\//.test(url))) throw new NodeUsageError('--redis redis://HOST:PORT is required');
-  return { port, host, redis: urls.length === 1 ? urls[0]! : { cluster: urls }, serverId, nodeId, serverOptions, clusterOptions };
+  return { port, host, redis: urls.length === 1 ? urls[0]! : { cluster: urls }, serverId, nodeId, serverOptions, clusterOptions, taskLeaseMs };
 }

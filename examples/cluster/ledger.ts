@@ -1,10 +1,11 @@
 /**
  * What the cluster example's tools leave behind, kept in the deployment's
  * Redis (under its hash tag) so any node, and a test, can read it: which
- * node started and which finished each recorded run, the shared notes, and a
- * gauge of the handlers running right now on live nodes. This is the
- * example's own state (the "database" of its tools), not rxmcp's: every list
- * is trimmed, every key expires, and every value read back is checked.
+ * node started, which finished and which saw stopped each recorded run, the
+ * shared notes, and a gauge of the handlers running right now on live nodes.
+ * This is the example's own state (the "database" of its tools), not
+ * rxmcp's: every list is trimmed, every key expires, and every value read
+ * back is checked.
  */
 import type { ClusterKeys } from '../../cluster/redis/keys.js';
 import type { RedisLink, RedisReply } from '../../cluster/redis/link.js';
@@ -63,8 +64,11 @@ export interface ExampleLedger {
   started(key: string): Promise<void>;
   /** Appends this node to `runs:<key>` (the side effect happened) and returns how many runs the key has. */
   ran(key: string): Promise<number>;
+  /** Appends this node to `aborts:<key>` (the run's ctx.signal fired: it was stopped). */
+  aborted(key: string): Promise<void>;
   starts(key: string): Promise<string[]>;
   runs(key: string): Promise<string[]>;
+  aborts(key: string): Promise<string[]>;
   /** Adds a note; false when the store is full. */
   addNote(id: string, text: string): Promise<boolean>;
   /** Removes a note; false when there was none. */
@@ -101,8 +105,12 @@ export function exampleLedger(link: RedisLink, keys: ClusterKeys, nodeId: string
       await push(key('starts', name));
     },
     ran: (name) => push(key('runs', name)),
+    async aborted(name) {
+      await push(key('aborts', name));
+    },
     starts: (name) => list(key('starts', name)),
     runs: (name) => list(key('runs', name)),
+    aborts: (name) => list(key('aborts', name)),
     async addNote(id, text) {
       if (asInteger(await link.command(notesKey, ['HLEN', notesKey]), 'HLEN') >= MAX_NOTES) return false;
       await link.command(notesKey, ['HSET', notesKey, id, text]);

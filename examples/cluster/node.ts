@@ -43,6 +43,8 @@ async function main(): Promise<void> {
   const stopped = stopSignal();
   const logger = pino({ name: 'rxmcp-cluster-node', level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
   const cluster = await redisCluster({
+    // Tasks on the shared Redis store: created on one node, read, answered and cancelled on any.
+    tasks: { leaseMs: args.taskLeaseMs },
     ...args.clusterOptions,
     redis: args.redis,
     serverId: args.serverId,

@@ -6,10 +6,17 @@
  *
  * - `whoami`: the node that served the call and how many calls it served (spread across nodes).
  * - `echo`: the benchmark's echo; nothing else.
- * - `record` {key, ms}: notes its start, waits (stops when cancelled), then
+ * - `record` {key, ms}: notes its start, waits (stops when cancelled, recording the abort), then
  *   records its one side effect; returns how many runs the key has, cluster-wide.
  * - `hold` {ms}: a gauged wait: counts itself in the cluster-wide running gauge (caps under a flood).
- * - `delete_note` {id}: destructive, runs only after an approval (legacy parking or an MRTR ticket).
+ * - `delete_note` {id}: destructive, runs only after an approval (legacy parking, an MRTR ticket, or an
+ *   approval task when the request declared the tasks extension: approved with tasks/update on any node).
+ * - `slow_job` {key, ms} (`taskSupport: 'optional'`): a task when the request declared the tasks
+ *   extension; notes its start, sleeps on ctx.sleep, then records its one run; a run stopped
+ *   (tasks/cancel on any node) is recorded as an abort instead. Returns the runs so far.
+ * - `confirm_job` {key} (`taskSupport: 'optional'`): notes its start, asks for a confirmation
+ *   (ctx.elicit: a task goes to input_required until tasks/update answers on any node), then
+ *   records its one run when confirmed.
  * - `add_note` {id, text}: changes `cluster://notes`, heard by listens and subscribers on every node.
  * - `greet`: asks the user's name through ctx.elicit (legacy: a request on the stream; modern: input_required).
  * - `survey` {questions}: asks 1-5 questions in turn, reporting progress after each answer (a call
@@ -35,7 +42,14 @@ export const NOTES_URI = 'cluster://notes';
 /** Longest wait `record` and `hold` accept. */
 export const MAX_WAIT_MS = 60_000;
 
-const SAFE_TOOLS = ['whoami', 'echo', 'record', 'hold', 'add_note', 'greet', 'survey'];
+/** The arguments of `record` and `slow_job`: a record key and a wait. */
+const KEY_AND_WAIT = {
+  type: 'object',
+  properties: { key: { type: 'string' }, ms: { type: 'integer', minimum: 0, maximum: MAX_WAIT_MS } },
+  required: ['key', 'ms'],
+} as const;
+
+const SAFE_TOOLS = ['whoami', 'echo', 'record', 'hold', 'add_note', 'greet', 'survey', 'slow_job', 'confirm_job'];
 /** Most questions one survey asks. */
 export const MAX_QUESTIONS = 5;
 
@@ -68,6 +82,26 @@ export function createClusterNodeServer(options: ClusterNodeServerOptions): McpS
   const registry = new Registry();
   let served = 0;
 
+  /**
+   * `record` and `slow_job`: notes the start, waits (on the server's
+   * scheduler, stopped by the call's signal), then records the run. A run
+   * stopped (a cancel, a task's TTL, the server's close) records an abort
+   * instead, so a test sees the handler's signal fired on this node.
+   */
+  const timedRun = async (key: unknown, ms: unknown, wait: (ms: number) => Promise<void>): Promise<string> => {
+    const record = name(key, 'key');
+    const waited = waitMs(ms);
+    await ledger.started(record);
+    try {
+      await wait(waited);
+    } catch (err) {
+      await ledger.aborted(record);
+      throw err;
+    }
+    const runs = await ledger.ran(record);
+    return JSON.stringify({ node: nodeId, key: record, runs });
+  };
+
   registry.registerTool({
     name: 'whoami',
     description: 'Names the node that served this call and how many whoami calls it has served.',
@@ -90,19 +124,33 @@ export function createClusterNodeServer(options: ClusterNodeServerOptions): McpS
   registry.registerTool({
     name: 'record',
     description: 'Waits ms milliseconds (stops early when cancelled), then records one run under key; returns the runs so far.',
-    inputSchema: {
-      type: 'object',
-      properties: { key: { type: 'string' }, ms: { type: 'integer', minimum: 0, maximum: MAX_WAIT_MS } },
-      required: ['key', 'ms'],
-    },
-    handler: async ({ key, ms }, ctx) => {
-      const record = name(key, 'key');
-      const wait = waitMs(ms);
-      await ledger.started(record);
-      await sleep(wait, { scheduler, signal: ctx.signal });
-      ctx.signal.throwIfAborted();
-      const runs = await ledger.ran(record);
-      return JSON.stringify({ node: nodeId, key: record, runs });
+    inputSchema: KEY_AND_WAIT,
+    handler: ({ key, ms }, ctx) => timedRun(key, ms, (wait) => ctx.sleep(wait)),
+  });
+
+  registry.registerTool({
+    name: 'slow_job',
+    description: 'Sleeps ms milliseconds (a task when the client takes tasks; stops when cancelled), then records one run under key; returns the runs so far.',
+    taskSupport: 'optional',
+    inputSchema: KEY_AND_WAIT,
+    handler: ({ key, ms }, ctx) => timedRun(key, ms, (wait) => ctx.sleep(wait)),
+  });
+
+  registry.registerTool({
+    name: 'confirm_job',
+    description: 'Asks for a confirmation (elicitation; a task waits in input_required), then records one run under key when confirmed.',
+    taskSupport: 'optional',
+    inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+    handler: async ({ key }, ctx) => {
+      const job = name(key, 'key');
+      await ledger.started(job);
+      const answer = await ctx.elicit({
+        message: `Run job ${job}?`,
+        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+      });
+      if (answer.action !== 'accept' || answer.content?.confirm !== true) return JSON.stringify({ node: nodeId, key: job, confirmed: false });
+      const runs = await ledger.ran(job);
+      return JSON.stringify({ node: nodeId, key: job, confirmed: true, runs });
     },
   });
 

@@ -16,7 +16,12 @@ describe('parseNodeArgs', () => {
       nodeId: 'a',
       serverOptions: { maxInFlight: 8 },
       clusterOptions: { permits: { maxInFlight: 6 } },
+      taskLeaseMs: undefined,
     });
+  });
+
+  test('--task-lease-ms sets the task store lease', () => {
+    expect(parseNodeArgs(['--redis', 'redis://h:1', '--task-lease-ms', '1500'], {}).taskLeaseMs).toBe(1500);
   });
 
   test('several comma-separated URLs are the seeds of a Redis Cluster', () => {
@@ -35,6 +40,8 @@ describe('parseNodeArgs', () => {
     [['--redis', 'redis://h:1', '--option', 'maxInFlight=-1'], '--option must be NAME=N'],
     [['--redis', 'redis://h:1', '--cluster-options', '[1]'], '--cluster-options must be a JSON object'],
     [['--redis', 'redis://h:1', '--cluster-options', '{'], '--cluster-options must be a JSON object'],
+    [['--redis', 'redis://h:1', '--task-lease-ms', '29'], '--task-lease-ms must be an integer of at least 30'],
+    [['--redis', 'redis://h:1', '--task-lease-ms', '1.5'], '--task-lease-ms must be an integer of at least 30'],
     [['--redis', 'redis://h:1', '--port'], '--port needs a value'],
     [['--redis', 'redis://h:1', '--bogus'], 'unknown argument: --bogus'],
   ])('%j is a usage error (%s)', (argv, message) => {
