@@ -496,6 +496,8 @@ export class McpServer {
     const { connId } = state;
     this.core.capabilities.delete(connId);
     this.core.listens.dropConnection(connId);
+    // Tasks only this connection could reach (no principal, no peer: stdio, in memory) are cancelled with it.
+    this.core.tasks?.connectionGone(connId);
     const ledger = this.core.approvals.ledger;
     if (ledger.dropHolderNow !== undefined) {
       ledger.dropHolderNow(connId);

@@ -65,6 +65,8 @@ export interface ServerTasks {
   approve(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, prompt: string): Promise<FirstAnswer>;
   /** The task as tasks/get shows it, when `owner` owns it (else undefined): a listen stream's notifications/tasks. */
   detailedFor(taskId: string, owner: string): Observable<Record<string, unknown> | undefined>;
+  /** A connection is gone: the tasks it alone owned (its owner key is the connection) are cancelled. */
+  connectionGone(connId: string): void;
   /** The 2025-11-25 `capabilities.tasks` initialize declares. */
   legacyCapability(): Record<string, unknown>;
   /** Tasks held by this process's store (undefined for a shared store). */

@@ -51,6 +51,7 @@ class WaitingApproval {
     this.hold = hold;
     const { store, core } = this.host;
     const taskId = this.task.taskId;
+    this.host.began(taskId, this.scope);
     this.following = store.follow(taskId).subscribe({
       next: (signal) => this.heard(signal),
       complete: () => this.end(),
@@ -107,6 +108,7 @@ class WaitingApproval {
   private end(): void {
     if (this.done) return;
     this.done = true;
+    this.host.ended(this.task.taskId, this.scope);
     this.timeout?.unsubscribe();
     this.following?.unsubscribe();
     this.hold?.release();

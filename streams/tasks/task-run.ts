@@ -55,6 +55,9 @@ export interface TaskRunHost {
   readonly counts: ApprovalCounts;
   /** A task's status changed here: the listen streams that named it are told (task-service.ts). */
   changed(taskId: string): void;
+  /** A task is alive on this process, and then over: what ends with its connection (task-service.ts). */
+  began(taskId: string, scope: RequestScope): void;
+  ended(taskId: string, scope: RequestScope): void;
 }
 
 /** A question of the handler's, waiting for every one of its keys. */
@@ -261,6 +264,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     this.task = task;
     this.phase = 'task';
     this.service.runs.set(task.taskId, this);
+    this.service.began(task.taskId, this.scope);
     this.following = this.service.store.follow(task.taskId).subscribe({
       next: (signal) => this.heard(signal),
       // A store that stops telling (it ended the task itself, or lost it) stops the work.
@@ -393,6 +397,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     this.following?.unsubscribe();
     if (this.task !== undefined) {
       this.service.runs.delete(this.task.taskId);
+      this.service.ended(this.task.taskId, this.scope);
       this.service.settled$.next(this.task.taskId);
     }
     const waiters = this.waiters;

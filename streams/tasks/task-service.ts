@@ -8,6 +8,7 @@ import { ConfigError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TaskStore } from '../../lib/ports/task-store.js';
 import { map, Subject, type Observable, type SchedulerLike } from 'rxjs';
+import { addToIndex, removeFromIndex } from '../../lib/set-index.js';
 import { detailedTask } from './task-wire.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
 import { MemoryTaskStore } from '../../lib/tasks/memory-task-store.js';
@@ -117,6 +118,35 @@ export class TaskService implements ServerTasks {
   /** The 2025-11-25 `capabilities.tasks` of initialize: tools/call may be a task; cancel; list when the store can. */
   legacyCapability(): Record<string, unknown> {
     return { ...(this.store.list === undefined ? {} : { list: {} }), cancel: {}, requests: { tools: { call: {} } } };
+  }
+
+  /**
+   * Tasks whose owner is their connection itself (no principal, no peer:
+   * stdio, in memory), by connection: nobody else can ever read, answer or
+   * cancel them, so they end with it. Only unfinished ones are kept here.
+   */
+  private readonly connectionOwned = new Map<string, Set<string>>();
+
+  /** A task is alive on this process; kept for its connection when the connection is its owner. */
+  began(taskId: string, scope: RequestScope): void {
+    if (scope.peer === scope.connId) addToIndex(this.connectionOwned, scope.connId, taskId);
+  }
+
+  /** A task of this process is over (finished, stopped). */
+  ended(taskId: string, scope: RequestScope): void {
+    if (scope.peer === scope.connId) removeFromIndex(this.connectionOwned, scope.connId, taskId);
+  }
+
+  connectionGone(connId: string): void {
+    const owned = this.connectionOwned.get(connId);
+    if (owned === undefined) return;
+    this.connectionOwned.delete(connId);
+    for (const taskId of owned) {
+      this.store.cancel(taskId).subscribe({
+        next: () => this.changed(taskId),
+        error: (err: unknown) => this.core.options.logger.warn({ err, taskId }, 'a task of a closed connection could not be cancelled'),
+      });
+    }
   }
 
   /** A task of this process ended (stored, or stopped): a waiting 2025-11-25 tasks/result looks again at once. */
