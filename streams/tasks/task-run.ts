@@ -19,10 +19,9 @@
  * worker slot: its bounds are the store's (tasks per owner and in total).
  */
 import { Observable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
-import { callbackFailedToolResult, InputNeededError, INTERNAL_ERROR, MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
+import { InputNeededError, INTERNAL_ERROR, MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
 import type { InputRequest } from '../../lib/mrtr/approval-form.js';
 import type { TaskEnding, TaskSignal } from '../../lib/ports/task-store.js';
-import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 import type { CallToolResult } from '../../lib/tool-result.js';
 import type { TaskRecord } from '../../lib/tasks/task-record.js';
@@ -34,13 +33,13 @@ import { runTool } from '../run-tool.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
 import type { TaskStore } from '../../lib/ports/task-store.js';
 import type { ApprovalCounts } from '../../lib/approval-counts.js';
-import { StagedResponse } from '../through-middleware.js';
+import type { StagedResponse } from '../through-middleware.js';
 import { CallCancelledError } from '../worker.js';
 import { TaskChannel, type TaskQuestions } from './task-channel.js';
-import { RELATED_TASK_META } from './task-wire.js';
-import type { ElicitParams } from '../../lib/context.js';
 import { SwitchingChannel } from './switching-channel.js';
 import { TaskCreated, type FirstAnswer } from './task-created.js';
+import { endingOf, taskRefused } from './task-ending.js';
+import { sendQuestionsToClient } from './legacy-questions.js';
 
 type HandlerAnswer = CallToolResult | StagedResponse;
 
@@ -107,7 +106,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     return thenEventual(eventualOf(creation$), (creation): FirstAnswer => {
       if (creation === undefined || !creation.created) {
         this.phase = 'ended';
-        return refused(creation === undefined ? 'the task store answered nothing' : creation.reason);
+        return taskRefused(creation === undefined ? 'the task store answered nothing' : creation.reason);
       }
       this.becomeTask(creation.task);
       this.runHandler(new TaskChannel(this.service.core, this.scope, this));
@@ -257,7 +256,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
   private notPromoted(reason: string): void {
     const early = this.early;
     this.stop('refused');
-    this.answerFirst({ ok: true, value: early?.ok === true ? early.value : refused(reason) });
+    this.answerFirst({ ok: true, value: early?.ok === true ? early.value : taskRefused(reason) });
   }
 
   private becomeTask(task: TaskRecord): void {
@@ -289,36 +288,16 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
         }
         this.service.changed(taskId);
         // 2025-11-25 has no tasks/update: the client is sent the questions as requests, tied to the task.
-        if (this.scope.era === 'legacy') this.sendToClient(taskId, requests);
+        if (this.scope.era === 'legacy') {
+          const channel = requestChannel(this.service.core, this.scope, this.abort);
+          sendQuestionsToClient(channel, this.service.store, taskId, requests, (key, error) => this.unanswered(key, error));
+        }
       },
       error: (error: unknown) => {
         this.service.core.options.logger.error({ err: error, taskId }, 'task store failed to store a question');
         this.end({ status: 'failed', error: { code: INTERNAL_ERROR, message: 'Internal error: the task store is unavailable' } });
       },
     });
-  }
-
-  /**
-   * 2025-11-25: each question sent to the client on the task's connection
-   * (with the related-task `_meta`), its answer taken into the store as a
-   * tasks/update would be, so the store stays the one place answers are taken.
-   */
-  private sendToClient(taskId: string, requests: Readonly<Record<string, InputRequest>>): void {
-    const channel = requestChannel(this.service.core, this.scope, this.abort);
-    const related = { [RELATED_TASK_META]: { taskId } };
-    for (const [key, request] of Object.entries(requests)) {
-      const params = { ...request.params, _meta: { ...(request.params?._meta as object | undefined), ...related } };
-      const answer =
-        request.method === 'elicitation/create'
-          ? channel.elicit(params as unknown as ElicitParams)
-          : request.method === 'sampling/createMessage'
-            ? channel.sample(params)
-            : channel.listRoots();
-      answer.then(
-        (value) => this.service.store.answer(taskId, { [key]: value }).subscribe({ error: (error: unknown) => this.unanswered(key, error) }),
-        (error: unknown) => this.unanswered(key, error),
-      );
-    }
   }
 
   /** A question the client could not be asked or did not answer: the handler's wait for it fails with why. */
@@ -412,22 +391,4 @@ function identity(value: unknown): FirstAnswer {
 
 function rethrow(error: unknown): never {
   throw error;
-}
-
-/** The handler's answer as the task's ending: a result is `completed`, a JSON-RPC error its middleware answered is `failed`. */
-function endingOf(answer: HandlerAnswer): TaskEnding {
-  if (!(answer instanceof StagedResponse)) return { status: 'completed', result: answer as unknown as Record<string, unknown> };
-  const response = answer.response as { result?: unknown; error?: unknown };
-  if (isPlainObject(response.error)) {
-    const error = response.error as { code?: unknown; message?: unknown; data?: unknown };
-    const code = typeof error.code === 'number' ? error.code : INTERNAL_ERROR;
-    const message = typeof error.message === 'string' ? error.message : 'Internal error';
-    return { status: 'failed', error: error.data === undefined ? { code, message } : { code, message, data: error.data }, statusMessage: message };
-  }
-  return { status: 'completed', result: isPlainObject(response.result) ? response.result : {} };
-}
-
-/** The answer when the store refused the task (a bound, or the store unavailable): the busy result, saying why. */
-function refused(reason: string): CallToolResult {
-  return callbackFailedToolResult('server_busy', undefined, `Error: server_busy: the task could not be stored (${reason})`) as unknown as CallToolResult;
 }
