@@ -31,6 +31,7 @@ const COMPILED_ELSEWHERE: ReadonlyArray<readonly [string, string, string]> = [
   ['docs/scale-out.md', 'Legacy sessions across nodes', 'test/cluster/readme-legacy.test.ts'],
   ['docs/scale-out.md', 'Run a cluster', 'test/readme-cluster.test.ts'],
   ['docs/testing.md', 'Testing your server', 'test/readme-testing.test.ts'],
+  ['docs/tasks.md', 'Testing tasks on the virtual clock', 'test/tasks/guide-example.test.ts'],
 ];
 
 /** What the fragments take for granted, declared for the whole folder (a script, so its names are global). */
