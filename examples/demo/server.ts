@@ -5,7 +5,8 @@
  *
  * - `echo`, `add`: plain synchronous tools.
  * - `slow_task`: waits on the SERVER's scheduler (so a test's virtual clock
- *   drives it) and stops as soon as its AbortSignal fires.
+ *   drives it) and stops as soon as its AbortSignal fires; for a client that
+ *   takes tasks, a wait longer than a second becomes a task (docs/tasks.md).
  * - `fail` throws a plain Error (the client sees `Error: callback_crashed`,
  *   with the hint of `exposeErrors: 'hint'`: the demo is where people learn);
  *   `reject_input` throws a ToolError (the client sees its message).
@@ -100,6 +101,9 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       required: ['ms'],
     },
     annotations: { readOnlyHint: true },
+    // A client that takes tasks (it declares io.modelcontextprotocol/tasks) gets a task once the wait passes a second.
+    taskSupport: 'optional',
+    taskAfterMs: 1000,
     handler: async ({ ms }, ctx) => {
       if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > SLOW_TASK_MAX_MS) {
         throw new ToolError(`ms must be an integer from 0 to ${SLOW_TASK_MAX_MS}`);
