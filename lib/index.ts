@@ -8,11 +8,14 @@
  * @module rxmcp
  */
 export { createServer, McpServer } from '../streams/mcp-server.js';
-export type { ConnectionInfo, ParkedApproval, ServerStats } from '../streams/mcp-server.js';
+export type { ServerStats } from '../streams/server-stats.js';
+export type { ConnectionInfo } from '../streams/state/connections.js';
+export type { ParkedApproval } from '../streams/state/parking.js';
 export { RequestRef } from '../streams/entry-options.js';
 export type { ConnectOptions, HandleMessageOptions, PendingRequest, RequestOptions } from '../streams/entry-options.js';
 export { Registry } from './registry.js';
-export type { AnyResourceDef, BindToolsOptions, RegisterOptions, RegisterToolOptions, RegistryChange, RegistryOptions } from './registry.js';
+export type { BindToolsOptions, RegisterOptions, RegisterToolOptions, RegistryChange, RegistryOptions } from './registry.js';
+export type { AnyResourceDef } from './resource-table.js';
 export { allowAll, allowlist, denyAll } from './authorizers.js';
 export type { AllowlistOptions, AskPrompt, Authorizer, Decision } from './authorizers.js';
 export { ConfigError, CallerGoneError, ToolError, ClientCapabilityError, ClientRequestError, InputNeededError, ResourceNotFoundError, ExtensionError } from './errors.js';

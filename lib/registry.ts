@@ -41,7 +41,6 @@ import type { ToolResultOf, ToolSchema } from './tool-types.js';
 import { ToolNameWarnings } from './tool-names.js';
 import { compileUriTemplate, type TemplateMatcher } from './uri-template.js';
 
-export type { AnyResourceDef } from './resource-table.js';
 
 /** What kind of list a registry change touched. */
 export type RegistryChange = 'tools' | 'resources' | 'prompts';

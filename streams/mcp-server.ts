@@ -48,9 +48,6 @@ import { notification, type JsonRpcResponse, type OutboundMessage } from '../lib
 import type { ReadEnvelope } from '../lib/protocol/modern.js';
 import type { Registry, RegistryChange } from '../lib/registry.js';
 
-export type { ServerStats } from './server-stats.js';
-export type { ConnectionInfo } from './state/connections.js';
-export type { ParkedApproval } from './state/parking.js';
 
 const LIST_CHANGED: Record<RegistryChange, string> = {
   tools: 'notifications/tools/list_changed',

@@ -13,7 +13,7 @@
  */
 import { createBenchServer } from './bench-server.js';
 import { serveStdio } from '../../transports/stdio.js';
-import { serveWebSocket } from '../../transports/ws/index.js';
+import { serveWebSocket } from '../../transports/ws/serve-websocket.js';
 import { announceReady, exitOnSignals, parseServerArgs } from './argv.js';
 import { serveRxmcpHttp } from './rxmcp-http.js';
 

@@ -4,8 +4,10 @@
  * package's public barrel (lib/index.ts) is the one file that may import
  * upward, though never into testing/ (the test kit is its own entry,
  * rxmcp/testing, and nothing a server runs may depend on it); no
- * circle of any kind, type-only imports included; and the core (lib/,
- * streams/) touches no wire: no transport, `node:http`, `ws` or `process`.
+ * circle of any kind, type-only imports included; the core (lib/,
+ * streams/) touches no wire: no transport, `node:http`, `ws` or `process`;
+ * and no re-export inside the package: only its entry points (package.json
+ * `exports`) re-export, so every name is imported from where it is made.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,6 +66,31 @@ describe('the floor plan', () => {
       if (/from\s+['"](?:node:)?(?:http|https|process)['"]|from\s+['"]ws['"]|\bprocess\.(?:env|stdout|stdin|stderr|exit|on)\b/.test(text)) offenders.push(file);
     }
     expect(offenders).toEqual([]);
+  });
+});
+
+/** The package's entry points, from package.json `exports`: the only files that re-export another module's names. */
+function entryPoints(): Set<string> {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import?: { default?: string } } | string> };
+  const entries = new Set<string>();
+  for (const target of Object.values(pkg.exports)) {
+    const file = typeof target === 'string' ? target : target.import?.default;
+    if (file?.startsWith('./dist/') === true) entries.add(file.slice('./dist/'.length).replace(/\.js$/, '.ts'));
+  }
+  return entries;
+}
+
+describe('names', () => {
+  test('no re-export inside the package: only its entry points re-export (a name is imported from where it is made)', () => {
+    const entries = entryPoints();
+    expect(entries.has('lib/index.ts') && entries.has('transports/index.ts') && entries.has('testing/index.ts')).toBe(true);
+    const reexports: string[] = [];
+    for (const file of graph.keys()) {
+      if (entries.has(file)) continue;
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      if (/^export\s+(?:type\s+)?(?:\{[^}]*\}|\*(?:\s+as\s+\w+)?)\s+from\s+['"]/m.test(text)) reexports.push(file);
+    }
+    expect(reexports).toEqual([]);
   });
 });
 

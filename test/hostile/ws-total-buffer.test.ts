@@ -15,7 +15,7 @@ import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { ConfigError } from '../../lib/index.js';
 import { OutboundBudget, type BudgetHolder } from '../../transports/ws/outbound-budget.js';
-import { serveWebSocket } from '../../transports/ws/index.js';
+import { serveWebSocket } from '../../transports/ws/serve-websocket.js';
 import { eventually } from '../http/helpers.js';
 import { closeAll, closeEvent, guardedServer, listen, openClient, virtualClock } from '../ws/helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { formatSseComment, formatSseEvent } from '../../transports/http/sse-writer.js';
+import { formatSseComment, formatSseEvent } from '../../transports/http/sse-format.js';
 import { hostAllowed, splitHost } from '../../transports/http/origin-guard.js';
 
 describe('SSE framing', () => {

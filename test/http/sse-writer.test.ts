@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { KeepAliveClock } from '../../transports/http/keep-alive.js';
-import { formatSseEvent, SseWriter, type SseBacklog, type SseCloseReason, type SseEvent } from '../../transports/http/sse-writer.js';
+import { SseWriter, type SseBacklog, type SseCloseReason } from '../../transports/http/sse-writer.js';
+import { formatSseEvent, type SseEvent } from '../../transports/http/sse-format.js';
 import { virtualClock } from './helpers.js';
 
 /** A response whose reader is the test: a write is taken (its callback run) only when the test says so. */

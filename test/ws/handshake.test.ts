@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { WebSocket } from 'ws';
-import { serveWebSocket } from '../../transports/ws/index.js';
+import { serveWebSocket } from '../../transports/ws/serve-websocket.js';
 import { closeAll, guardedServer, inbox, listen, openClient, rawClient, refusedStatus } from './helpers.js';
 
 afterEach(closeAll);

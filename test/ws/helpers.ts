@@ -8,7 +8,8 @@ import { WebSocket, type ClientOptions } from 'ws';
 import { VirtualTimeScheduler } from 'rxjs';
 import { createServer, type McpServer } from '../../lib/index.js';
 import type { ServerOptions } from '../../lib/options.js';
-import { serveWebSocket, type ServeWebSocketOptions, type WebSocketTransport } from '../../transports/ws/index.js';
+import { serveWebSocket, type WebSocketTransport } from '../../transports/ws/serve-websocket.js';
+import type { ServeWebSocketOptions } from '../../transports/ws/options.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, createServer, Registry } from '../../lib/index.js';
-import { serveWebSocket } from '../../transports/ws/index.js';
+import { serveWebSocket } from '../../transports/ws/serve-websocket.js';
 import { INITIALIZE, closeAll, closeEvent, guardedServer, inbox, listen, openClient, virtualClock } from './helpers.js';
 
 afterEach(closeAll);

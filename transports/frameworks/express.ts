@@ -18,7 +18,8 @@ import type { McpServer } from '../../streams/mcp-server.js';
 import { createHttpHandler, type HttpHandler } from '../http/handler.js';
 import type { HttpHandlerOptions } from '../http/options.js';
 
-export type { HttpHandler, HttpHandlerStats, NextFunction } from '../http/handler.js';
+export type { HttpHandler, NextFunction } from '../http/handler.js';
+export type { HttpHandlerStats } from '../http/router.js';
 export type { HttpHandlerOptions } from '../http/options.js';
 
 /** The HTTP transport as Express 5 middleware: it serves its own paths and calls `next()` for the others. */

@@ -17,7 +17,6 @@ import { readNodeBody, type NodeRequest } from './node-body.js';
 import type { HttpHandlerOptions, ResolvedHttpOptions } from './options.js';
 import { createHttpRouter, type HttpHandlerStats, type HttpRouter, type RequestTarget } from './router.js';
 
-export type { HttpHandlerStats } from './router.js';
 
 /** Express's `next`: called (with no argument) for a request this handler leaves to the app. */
 export type NextFunction = (error?: unknown) => void;

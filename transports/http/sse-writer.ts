@@ -39,7 +39,6 @@ import type { KeepAliveClock } from './keep-alive.js';
 import { ResponsePump } from './response-pump.js';
 import { formatSseComment, formatSseEvent, sseHeaderList, type SseEvent } from './sse-format.js';
 
-export { formatSseComment, formatSseEvent, SSE_HEADERS, type SseEvent } from './sse-format.js';
 
 /** How a stream ended: we ended it, the peer went away, or it was cut off for not reading. */
 export type SseCloseReason = 'ended' | 'peer-gone' | 'cut-off';
