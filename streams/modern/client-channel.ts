@@ -15,7 +15,6 @@
  *   must be declared, or the whole batch is the -32021 naming each).
  */
 import type { ElicitParams, ElicitResult, InputRequest } from '../../lib/context.js';
-import { checkRequestedSchema } from '../../lib/elicitation-schema.js';
 import { InputNeededError, type InputNeed } from '../../lib/errors.js';
 import { passesLevel, type LogLevel } from '../../lib/log-levels.js';
 import { isPlainObject, notification } from '../../lib/protocol/jsonrpc.js';
@@ -23,7 +22,7 @@ import type { ClientChannel } from '../client-channel.js';
 import { pushForRequest } from '../push-for-request.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
 import { checkInputRequests } from '../ask-inputs.js';
-import { supportsFormElicitation } from '../state/capability-table.js';
+import { inputNeedOf } from '../input-need.js';
 import { canReplay, replayAnswer, replayAnswers, whyNoReplay } from './replay.js';
 
 class ModernChannel implements ClientChannel {
@@ -77,24 +76,7 @@ class ModernChannel implements ClientChannel {
 
   /** The request as the client would be sent it, the capability it needs, and whether this request declared it. */
   private needOf(request: InputRequest): InputNeed {
-    switch (request.method) {
-      case 'elicitation/create': {
-        const params = request.params;
-        const elicitation = this.declared('elicitation');
-        if (params.mode === 'url') {
-          // 2026-07-28 has no elicitationId: the retry itself says the URL step is done.
-          const { elicitationId: _id, ...urlParams } = params;
-          return { method: 'elicitation/create', params: { ...urlParams }, requiredCapabilities: { elicitation: { url: {} } }, declared: isPlainObject(elicitation?.url) };
-        }
-        const problem = checkRequestedSchema(params.requestedSchema);
-        if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
-        return { method: 'elicitation/create', params: { mode: 'form', ...params }, requiredCapabilities: { elicitation: {} }, declared: supportsFormElicitation(elicitation) };
-      }
-      case 'sampling/createMessage':
-        return { method: 'sampling/createMessage', params: request.params, requiredCapabilities: { sampling: {} }, declared: this.declared('sampling') !== undefined };
-      case 'roots/list':
-        return { method: 'roots/list', params: {}, requiredCapabilities: { roots: {} }, declared: this.declared('roots') !== undefined };
-    }
+    return inputNeedOf(request, (name) => this.declared(name), 'modern');
   }
 
   private ask<T>(need: InputNeed): T {

@@ -97,10 +97,7 @@ class WaitingApproval {
     this.end();
     const taskId = this.task.taskId;
     this.host.store.finish(taskId, { status: 'completed', result: toolDenied(this.tool.name, 'ask', detail) as unknown as Record<string, unknown> }).subscribe({
-      complete: () => {
-        this.host.settled$.next(taskId);
-        this.host.changed(taskId);
-      },
+      complete: () => this.host.changed(taskId),
       error: (error: unknown) => this.host.core.options.logger.error({ err: error, taskId }, 'task store failed to store an approval deny'),
     });
   }

@@ -11,15 +11,14 @@
  * channel serves it: an input call there is an ordinary input round (MRTR on
  * 2026-07-28), which completes before any task is created.
  */
-import type { ElicitParams, ElicitResult } from '../../lib/context.js';
-import { checkRequestedSchema } from '../../lib/elicitation-schema.js';
+import type { ElicitParams, ElicitResult, InputRequest as ContextInputRequest } from '../../lib/context.js';
 import { ClientCapabilityError } from '../../lib/errors.js';
 import type { LogLevel } from '../../lib/log-levels.js';
 import type { InputRequest } from '../../lib/mrtr/approval-form.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
 import { checkInputRequests } from '../ask-inputs.js';
 import type { ClientChannel } from '../client-channel.js';
-import { supportsFormElicitation } from '../state/capability-table.js';
+import { inputNeedOf } from '../input-need.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
 
 /** Where a task's questions go: its run, which stores them and waits for their answers. */
@@ -75,34 +74,16 @@ export class TaskChannel implements ClientChannel {
     return Object.fromEntries(entries.map(([key]) => [key, answers[wireKeyOf.get(key)!]]));
   }
 
-  /** The request as the client will see it, if the client said it can answer it. */
+  /** The request as the client will see it (input-need.ts), if the client said it can answer it. */
   private checked(request: { method: InputRequest['method']; params: Record<string, unknown> }): InputRequest {
-    if (request.method === 'elicitation/create') {
-      const elicitation = this.capability('elicitation');
-      if (request.params.mode === 'url') {
-        this.require('elicitation.url', isPlainObject(elicitation?.url));
-        return { method: 'elicitation/create', params: { ...request.params } };
-      }
-      this.require('elicitation', supportsFormElicitation(elicitation));
-      const problem = checkRequestedSchema(request.params.requestedSchema);
-      if (problem !== null) throw new TypeError(`ctx.elicit: ${problem}`);
-      return { method: 'elicitation/create', params: { mode: 'form', ...request.params } };
-    }
-    if (request.method === 'sampling/createMessage') {
-      this.require('sampling', this.capability('sampling') !== undefined);
-      return { method: 'sampling/createMessage', params: request.params };
-    }
-    this.require('roots', this.capability('roots') !== undefined);
-    return { method: 'roots/list', params: {} };
+    const need = inputNeedOf(request as ContextInputRequest, (name) => this.capability(name), this.scope.era);
+    if (!need.declared) throw new ClientCapabilityError(`the client did not declare ${JSON.stringify(need.requiredCapabilities)}, so the task cannot ask it`);
+    return { method: need.method, params: need.params };
   }
 
   /** What the creating request (modern) or its connection (legacy) declared. */
   private capability(name: 'elicitation' | 'sampling' | 'roots'): Record<string, unknown> | undefined {
     const value = this.scope.era === 'modern' ? this.scope.modern?.clientCapabilities[name] : this.core.capabilities.get(this.scope.connId)?.[name];
     return isPlainObject(value) ? value : undefined;
-  }
-
-  private require(name: string, present: boolean): void {
-    if (!present) throw new ClientCapabilityError(`the client did not declare ${name}, so the task cannot ask it`);
   }
 }

@@ -48,8 +48,6 @@ export interface TaskRunHost {
   readonly store: TaskStore;
   readonly core: ServerCore;
   readonly runs: Map<string, TaskRun>;
-  /** Told the id of every task of this process that ended. */
-  readonly settled$: { next(taskId: string): void };
   /** The server's approval caps (legacy parked calls, MRTR tickets and approval tasks together). */
   readonly counts: ApprovalCounts;
   /** A task's status changed here: the listen streams that named it are told (task-service.ts). */
@@ -351,10 +349,7 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     this.release(new CallCancelledError('the task ended'));
     const taskId = this.task!.taskId;
     this.service.store.finish(taskId, ending).subscribe({
-      complete: () => {
-        this.service.settled$.next(taskId);
-        this.service.changed(taskId);
-      },
+      complete: () => this.service.changed(taskId),
       error: (error: unknown) => this.service.core.options.logger.error({ err: error, taskId }, 'task store failed to store a task outcome'),
     });
   }
@@ -377,7 +372,6 @@ export class TaskRun implements EventualObserver<HandlerAnswer>, TaskQuestions {
     if (this.task !== undefined) {
       this.service.runs.delete(this.task.taskId);
       this.service.ended(this.task.taskId, this.scope);
-      this.service.settled$.next(this.task.taskId);
     }
     const waiters = this.waiters;
     this.waiters = undefined;

@@ -7,7 +7,7 @@
 import { ConfigError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TaskStore } from '../../lib/ports/task-store.js';
-import { map, Subject, type Observable, type SchedulerLike } from 'rxjs';
+import { map, Observable, type SchedulerLike } from 'rxjs';
 import { addToIndex, removeFromIndex } from '../../lib/set-index.js';
 import { detailedTask } from './task-wire.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
@@ -115,6 +115,25 @@ export class TaskService implements ServerTasks {
     }
   }
 
+  /**
+   * Each change of `taskId` published by any node sharing the event bus (see
+   * `changed`): what wakes a waiting 2025-11-25 tasks/result at once. A bus
+   * that refuses a subscriber leaves the waiter to its polling.
+   */
+  changesOf(taskId: string): Observable<void> {
+    return new Observable<void>((subscriber) => {
+      try {
+        const unsubscribe = this.core.options.eventBus.subscribe((event) => {
+          if (event.type === 'task_status' && event.taskId === taskId) subscriber.next();
+        });
+        return typeof unsubscribe === 'function' ? unsubscribe : undefined;
+      } catch (err) {
+        this.core.options.logger.warn({ err, taskId }, 'the event bus refused a subscriber: tasks/result polls');
+        return undefined;
+      }
+    });
+  }
+
   /** The 2025-11-25 `capabilities.tasks` of initialize: tools/call may be a task; cancel; list when the store can. */
   legacyCapability(): Record<string, unknown> {
     return { ...(this.store.list === undefined ? {} : { list: {} }), cancel: {}, requests: { tools: { call: {} } } };
@@ -149,8 +168,6 @@ export class TaskService implements ServerTasks {
     }
   }
 
-  /** A task of this process ended (stored, or stopped): a waiting 2025-11-25 tasks/result looks again at once. */
-  readonly settled$ = new Subject<string>();
 
   /** Starts a task-bound call by the tool's policy, else the server's. */
   start(scope: RequestScope, tool: ToolDef, args: Record<string, unknown>, requestAbort: LazyAbort): Eventual<FirstAnswer> {

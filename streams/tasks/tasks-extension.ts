@@ -17,7 +17,7 @@
  * the task's owner: a task id is not a capability, so another owner's task
  * is "not found", exactly as an unknown one (-32602), and never listed.
  */
-import { catchError, filter, first, map, merge, mergeMap, of, tap, timer, type Observable } from 'rxjs';
+import { catchError, first, map, merge, mergeMap, of, tap, timer, type Observable } from 'rxjs';
 import { ExtensionError, INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY } from '../../lib/errors.js';
 import type { Extension, ExtensionCallContext, ExtensionMethod } from '../../lib/extension.js';
 import { isPlainObject } from '../../lib/protocol/jsonrpc.js';
@@ -150,8 +150,8 @@ function taskResult(service: TaskService): ExtensionMethod {
     handler: (params, ctx) => {
       const taskId = taskIdOf('tasks/result', params);
       const scheduler = service.core.options.scheduler;
-      // A look now, then on every end of it here, and every RESULT_POLL_MS for a task run on another node.
-      const looks$ = merge(of(0), timer(RESULT_POLL_MS, RESULT_POLL_MS, scheduler), service.settled$.pipe(filter((id) => id === taskId)));
+      // A look now, then at every change of the task any node publishes, and every RESULT_POLL_MS should the bus lose one.
+      const looks$ = merge(of(0), timer(RESULT_POLL_MS, RESULT_POLL_MS, scheduler), service.changesOf(taskId));
       return looks$.pipe(
         mergeMap(() => ownTask(service, taskId, ctx), 1),
         first((task) => isTerminal(task.status)),
