@@ -10,7 +10,7 @@ import type { AdmittedCall, AdmittedMethod, CallReply } from '../lib/middleware/
 import type { JsonRpcId } from '../lib/protocol/jsonrpc.js';
 import type { ToolDef } from '../lib/tool-def.js';
 import { callContext } from './call-context.js';
-import type { LazyAbort } from './lazy-abort.js';
+import type { LazyAbort } from './worker.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
 
 /** What a method knows about its call beyond the scope. */

@@ -10,7 +10,7 @@
  */
 import { ALLOW, readDecision, type Authorizer, type Verdict } from '../lib/authorizers.js';
 import { DENY_DETAIL } from '../lib/deny-details.js';
-import { attempt, eventualOf, thenEventual, type Eventual } from './eventual.js';
+import { attempt, eventualOf, thenEventual, type Eventual } from './worker.js';
 import { authorizationContextOf, type Caller } from './principal-shapes.js';
 
 export function authorize(

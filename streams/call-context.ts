@@ -22,7 +22,7 @@ import type { ExtensionCallContext } from '../lib/extension.js';
 import { clientDeclares } from './extensions/client-declares.js';
 import { askConcurrently } from './ask-inputs.js';
 import { supportsFormElicitation, type ClientCapabilities } from './state/capability-table.js';
-import type { LazyAbort } from './lazy-abort.js';
+import type { LazyAbort } from './worker.js';
 import type { ClientChannel } from './client-channel.js';
 import { modernChannel } from './modern/client-channel.js';
 import { pushForRequest } from './push-for-request.js';

@@ -14,7 +14,7 @@ import type { Unsubscribable } from 'rxjs';
 import { principalField, type CallCompletedEvent, type CallOutcome } from '../lib/events.js';
 import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { callTarget } from './call-target.js';
-import { DirectSource, openSource, type DirectObserver, type ReplyStream } from './direct-source.js';
+import { DirectSource, openSource, type DirectObserver, type ReplyStream } from './reply-stream.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
 import type { Span, Tracing } from './tracing.js';
 

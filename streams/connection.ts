@@ -7,18 +7,23 @@
  *   authenticate      who sent each message (an AuthenticatedMessage's principal, or the connection's)
  *   classifyEnvelope  the JSON-RPC envelope checked: request | notification | response | drop | invalid
  *   decideEra         legacy or modern, per connection or per request; the initialization phase
- *   route             a request to its era's method, whose reply stream comes out; responses and
- *                     notifications acted on; invalid input as its error
- *   replyEach         every reply stream subscribed at once (mergeMap-like), its reply out when ready
+ *   route             a request to its era's method, whose reply stream comes out with the request;
+ *                     responses and notifications acted on; invalid input as its error
+ *   encode            a request's reply stream made its reply: the first value in the era's wire shape,
+ *                     nothing after a cancel, a failure as an internal error; observed when someone listens
+ *   replyEach         every reply stream opened at once (mergeMap-like), its reply out when ready
  *
- * Inside a request's reply stream (route builds it, methods/ and worker.ts):
- * admit (the in-flight caps: `server_busy` past a bound, never a queue),
- * work (raced against the deadline; the handler's signal aborts on every
- * cancellation), for tools/call authorize, then run, deny or ask (a legacy
- * ask parks: the answer, the timeout or eviction, whichever is first; a
- * modern ask is an approval ticket), and encode (the era's wire shape, the
- * first reply only, nothing after a cancel: request-reply.ts).
- *
+ * Inside a request's reply stream, the method's own stages (methods/): for a
+ * user's callback a worker (worker.ts) admits it (the in-flight caps:
+ * `server_busy` past a bound, never a queue) and works it (raced against the
+ * deadline queue; the handler's signal aborts on every cancellation: the
+ * call's, the connection's end, the timeout); for tools/call the worker first
+ * authorizes, then runs, denies or asks, and a legacy ask parks
+ * (methods/legacy/ask-user.ts: the answer, the timeout or eviction, whichever
+ * is first) while a modern one is an approval ticket. Admit and work are one
+ * object per call, not two operators: a thousand calls may wait, each holding
+ * only what it needs (bench/micro/waiting-call.ts).
+
  * The replies are merged with the connection's pushes and the broadcasts
  * into the outbound by McpServer (mcp-server.ts: connect, serveOne).
  *
@@ -33,6 +38,7 @@ import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { authenticate } from './stages/authenticate.js';
 import { classifyEnvelope } from './stages/classify-envelope.js';
 import { decideEra } from './stages/decide-era.js';
+import { encode } from './stages/encode.js';
 import { replyEach, type OnSourceEnd } from './stages/reply-each.js';
 import { route } from './stages/route.js';
 import type { Origin, ServerCore } from './state/server-core.js';
@@ -43,6 +49,7 @@ export function connection(core: ServerCore, origin: Origin, onSourceEnd: OnSour
     classifyEnvelope(core),
     decideEra(core),
     route(core),
+    encode(core),
     replyEach(onSourceEnd, (error) => core.options.logger.error({ connId: origin.connId, err: error }, 'a call failed inside the pipeline')),
   );
 }

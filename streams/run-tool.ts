@@ -5,7 +5,7 @@
  * (and checked against its outputSchema), a ToolError as an isError result
  * with its message, any other throw as a crash (logged, never returned to
  * the client). A synchronous handler with synchronous checks has its result
- * now; a check or a handler that answers later makes it Later (eventual.ts).
+ * now; a check or a handler that answers later makes it Later (worker.ts).
  */
 import type { CallContext } from '../lib/context.js';
 import { errorToolResult } from '../lib/errors.js';
@@ -17,13 +17,11 @@ import type { CheckOutcome, SchemaCheck } from '../lib/tool-schemas.js';
 import { toCallToolResult, toStructuredToolResult, type CallToolResult } from '../lib/tool-result.js';
 import { StagedCall } from './admitted-call.js';
 import { callContext } from './call-context.js';
-import { isLaterAnswer, isThenable, Later, thenEventual, type Eventual } from './eventual.js';
-import type { LazyAbort } from './lazy-abort.js';
+import { isLaterAnswer, isThenable, Later, thenEventual, type Eventual, type LazyAbort, worker } from './worker.js';
 import { responseOf, StagedResponse, throughMiddleware } from './through-middleware.js';
 import { failedToolResult, reportFailure, workerOptions } from './worker-scope.js';
 import type { RequestScope, ServerCore } from './state/server-core.js';
-import type { ReplyStream } from './direct-source.js';
-import { worker } from './worker.js';
+import type { ReplyStream } from './reply-stream.js';
 import type { HeldAdmission } from './held-admission.js';
 
 /** A ProgressUpdate an Observable handler emits goes out as progress, and is never the result. */

@@ -16,7 +16,7 @@
 import { Observable, isObservable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
 import type { AdmittedCall, CallReply, CallStage } from '../lib/middleware/types.js';
 import { errorResponse, isPlainObject, resultResponse, type JsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
-import { isLater, Later, settleEventual, type Eventual } from './eventual.js';
+import { isLater, Later, settleEventual, type Eventual } from './worker.js';
 
 function rethrow(error: unknown): never {
   throw error;

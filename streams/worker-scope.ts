@@ -48,7 +48,7 @@ const UNSENT_CRASH = ` (the client was sent "Error: callback_crashed" only: thro
  * that emits and never completes (a BehaviorSubject, `interval`, a Subject
  * kept open) waits for `callbackTimeoutMs` (five minutes by default), and the
  * timeout alone does not say why: the worker counted what it emitted
- * (eventual.ts, Reading.seen), and this says so, and how to end it.
+ * (worker.ts, Reading.seen), and this says so, and how to end it.
  */
 function warnUnfinished(logger: ServerCore['options']['logger'], tool: string, values: number): void {
   logger.warn(

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { BurstWriter, GROUP_SIZE } from '../transports/burst-writer.js';
+import { BurstWriter, GROUP_SIZE } from '../transports/stdio.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { ConfigError, createServer, Registry, type McpServer } from '../lib/index.js';
 import { serveStdio, type StdioHandle } from '../transports/index.js';
-import { LineSplitter, type LineEvent } from '../transports/json-lines.js';
+import { LineSplitter, type LineEvent } from '../transports/stdio.js';
 import { createDemoServer } from '../examples/demo/server.js';
 
 type Message = Record<string, any>;

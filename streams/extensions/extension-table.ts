@@ -18,7 +18,7 @@ export class ExtensionTable implements ServerExtensions {
   /** The identifiers this server declares. */
   readonly ids: ReadonlySet<string>;
   private readonly methods: Readonly<Record<Era, ReadonlyMap<string, MethodHandler>>>;
-  private readonly members: ReadonlyMap<string, readonly ExtensionResultMember[]>;
+  readonly resultMembers: ReadonlyMap<string, readonly ExtensionResultMember[]> | null;
   private readonly declared: Readonly<Record<string, unknown>> | undefined;
 
   constructor(extensions: readonly Extension[], builtIn: (method: string) => boolean) {
@@ -41,7 +41,7 @@ export class ExtensionTable implements ServerExtensions {
       }
     }
     this.methods = { legacy, modern };
-    this.members = members;
+    this.resultMembers = members.size === 0 ? null : members;
     this.declared =
       extensions.length === 0 ? undefined : Object.freeze(Object.fromEntries(extensions.map((e) => [e.id, Object.freeze({ ...(e.settings ?? {}) })])));
   }
@@ -59,10 +59,5 @@ export class ExtensionTable implements ServerExtensions {
   /** The server's capabilities with `extensions` declared; `base` itself when there is none. */
   capabilities<T extends object>(base: T): T {
     return this.declared === undefined ? base : ({ ...base, extensions: this.declared } as T);
-  }
-
-  /** What extensions add to `method`'s results, or undefined when nothing does. */
-  resultMembers(method: string): readonly ExtensionResultMember[] | undefined {
-    return this.members.get(method);
   }
 }

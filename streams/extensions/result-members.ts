@@ -6,8 +6,7 @@
  * extension adds to this method, so other requests keep their encoder as is.
  */
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
-import type { ReplyEncoder } from '../request-reply.js';
-import type { ExtensionResultMember, RequestScope, ServerCore } from '../state/server-core.js';
+import type { ExtensionResultMember, ReplyEncoder, RequestScope, ServerCore } from '../state/server-core.js';
 import { clientDeclares } from './client-declares.js';
 
 export function withResultMembers(

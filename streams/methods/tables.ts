@@ -11,10 +11,9 @@
  * resources/subscribe and resources/unsubscribe, whose job
  * subscriptions/listen does): a modern request for one is -32601.
  */
-import type { JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import type { Era } from '../../lib/protocol/modern.js';
 import { encodeModernReply } from '../modern/encode.js';
-import type { MethodHandler, RequestScope, ServerCore } from '../state/server-core.js';
+import type { MethodHandler, ReplyEncoder } from '../state/server-core.js';
 import { initialize, ping } from './legacy/initialize.js';
 import { setLevel } from './legacy/logging.js';
 import { discover } from './modern/discover.js';
@@ -61,7 +60,7 @@ export interface EraWire {
   /** Methods a client may not cancel. */
   readonly uncancellable: ReadonlySet<string>;
   /** The reply as this era's wire has it; null when the legacy shape is the wire's. */
-  readonly encode: ((core: ServerCore, scope: RequestScope, reply: JsonRpcResponse | null) => JsonRpcResponse | null) | null;
+  readonly encode: ReplyEncoder | null;
 }
 
 export const ERAS: Readonly<Record<Era, EraWire>> = {

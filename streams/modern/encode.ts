@@ -24,7 +24,7 @@
 import { AUTHORIZATION_REQUIRED, AUTHORIZATION_REQUIRED_MODERN, INVALID_PARAMS, METHOD_NOT_FOUND } from '../../lib/errors.js';
 import { DEFAULT_CACHE_HINT, isCacheableMethod, type CacheHint, type CacheableMethod } from '../../lib/cache-hints.js';
 import { errorResponse, isPlainObject, resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
-import { frame, FramedResult } from '../../lib/protocol/framed-result.js';
+import { frame, FramedResult } from '../../lib/protocol/encode.js';
 import { MODERN_META } from '../../lib/protocol/modern.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
 import { isCreateTaskResult } from '../tasks/task-wire.js';
@@ -109,7 +109,7 @@ export function encodeModernReply(core: ServerCore, scope: RequestScope, reply: 
     stamped.cacheScope = hint.cacheScope;
   }
   if (resultType === 'complete' && isFrameable(result, hinted)) {
-    // The common case, framed: the transport writes the fixed members as text (framed-result.ts).
+    // The common case, framed: the transport writes the fixed members as text (below).
     const { tail, fixed } = completeFrameOf(core);
     stamped._meta = fixed._meta;
     frame(new FramedResult(stamped, COMPLETE_HEAD, result, tail, fixed));

@@ -31,7 +31,7 @@ import { resultResponse, type JsonRpcResponse } from '../../lib/protocol/jsonrpc
 import type { ToolDef } from '../../lib/tool-def.js';
 import { issueApproval, redeemApproval, type ApprovalAsk, type ApprovalStep } from '../mrtr-approval.js';
 import { supportsFormElicitation } from '../state/capability-table.js';
-import type { ReplyStream } from '../direct-source.js';
+import type { ReplyStream } from '../reply-stream.js';
 import { runInWorker } from '../run-tool.js';
 import type { AdmissionKeeper, HeldAdmission } from '../held-admission.js';
 import { withoutReplay } from './replay.js';

@@ -16,8 +16,7 @@ import { AuthenticatedMessage } from '../../lib/auth/authenticated.js';
 import { reportPipelineFailure } from '../pipeline-failure.js';
 import { originOf } from '../principal-shapes.js';
 import type { Origin, ServerCore } from '../state/server-core.js';
-import { Incoming } from './incoming.js';
-import { perMessage } from './per-message.js';
+import { Incoming, perMessage } from './incoming.js';
 
 /** One message's Incoming, or undefined when it is dropped. */
 function incomingOf(core: ServerCore, origin: Origin, message: unknown): Incoming | undefined {

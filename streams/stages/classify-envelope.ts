@@ -18,8 +18,7 @@ import type { Classified } from '../../lib/protocol/classified.js';
 import { isJsonRpcId, isPlainObject, type JsonRpcId } from '../../lib/protocol/jsonrpc.js';
 import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
 import type { ServerCore } from '../state/server-core.js';
-import type { Incoming } from './incoming.js';
-import { perMessage } from './per-message.js';
+import { type Incoming, perMessage } from './incoming.js';
 
 /**
  * classifyMessage: the envelope check, in the contract's order, before any

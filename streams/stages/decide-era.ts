@@ -21,8 +21,7 @@ import type { Classified, ClassifiedRequest, Decided, DecidedRequest, EraDecisio
 import { EnvelopeReader, isEnvelopeError, readEnvelope } from '../modern/envelope.js';
 import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
 import type { ServerCore } from '../state/server-core.js';
-import type { Incoming } from './incoming.js';
-import { perMessage } from './per-message.js';
+import { type Incoming, perMessage } from './incoming.js';
 
 /**
  * The era decision: which protocol era each request is served under, made

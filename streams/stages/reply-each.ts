@@ -29,8 +29,8 @@
  */
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import type { JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
-import { isReplyStream, openSource } from '../direct-source.js';
-import type { Routed } from './route.js';
+import { isReplyStream, openSource } from '../reply-stream.js';
+import type { Encoded } from './encode.js';
 
 /**
  * A connection's grace after its inbound completes: its calls in flight get
@@ -81,14 +81,14 @@ class ReplyEach {
     private readonly onFailure: (error: unknown) => void,
   ) {}
 
-  next(routed: Routed): void {
+  next(routed: Encoded): void {
     if (this.stopped) return;
     if (!isReplyStream(routed)) {
       this.subscriber.next(routed);
       return;
     }
     const call = new CallInFlight(this);
-    // Opened, not subscribed: a reply's FirstReply needs no RxJS Subscriber in between (direct-source.ts).
+    // Opened, not subscribed: a reply's FirstReply needs no RxJS Subscriber in between (reply-stream.ts).
     call.subscription = openSource(routed, call);
     if (!call.finished) (this.inFlight ??= new Set()).add(call);
   }
@@ -157,7 +157,7 @@ class ReplyEach {
   }
 }
 
-export function replyEach(onSourceEnd: OnSourceEnd, onFailure: (error: unknown) => void): OperatorFunction<Routed, JsonRpcResponse> {
+export function replyEach(onSourceEnd: OnSourceEnd, onFailure: (error: unknown) => void): OperatorFunction<Encoded, JsonRpcResponse> {
   return (source) =>
     new Observable<JsonRpcResponse>((subscriber) => {
       const each = new ReplyEach(subscriber, onSourceEnd, onFailure);

@@ -1,42 +1,46 @@
 /**
  * route: each decided message to what answers it. A request goes to its
- * era's method (methods/tables.ts, then the server's extensions'), whose reply stream is what comes out:
- * that method's own stages (admit and work in a worker, authorize, park or
- * ask, run) inside, its era's encoding and the call's telemetry around it
- * (request-reply.ts, call-telemetry.ts). An invalid message or an unknown
- * method comes out as its error reply. A response answers a question this
- * connection was asked (a parked call's elicitation, a handler's client
+ * era's method (methods/tables.ts, then the server's extensions'), and comes
+ * out as a RoutedRequest: its scope and the stream its method returned
+ * (that method's own stages inside: for a user's callback a worker that
+ * admits and works it, and for tools/call authorize, then run, deny or park
+ * an ask). The encode stage makes it a reply. An invalid message or an
+ * unknown method comes out as its error reply. A response answers a question
+ * this connection was asked (a parked call's elicitation, a handler's client
  * request) and a notification may cancel a request: both are acted on here
  * and nothing comes out, like a message to drop.
  *
- * It never throws: a method that throws while building its reply is a server
- * bug kept to its request, answered with an internal error and logged.
+ * It never throws: a method that throws while building its reply stream is a
+ * server bug kept to its request, answered with an internal error and logged.
  *
  * ```
  * decided:  --r-----x-----n-----u--|    r tools/call, x invalid, n notifications/cancelled, u unknown/method
- * result:   --R-----X-----------U--|    R the call's reply stream, X x's error, U -32601
+ * result:   --R-----X-----------U--|    R r's RoutedRequest, X x's error, U -32601
  * ```
  */
 import type { OperatorFunction } from 'rxjs';
 import { methodNotFound } from '../../lib/errors.js';
 import { isJsonRpcId, type JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
-import { withCallTelemetry } from '../call-telemetry.js';
-import type { ReplyStream } from '../direct-source.js';
+import type { ReplyStream } from '../reply-stream.js';
 import type { DecidedRequest } from '../../lib/protocol/classified.js';
 import { ERAS } from '../methods/tables.js';
-import { withResultMembers } from '../extensions/result-members.js';
 import { pipelineFailure, reportPipelineFailure } from '../pipeline-failure.js';
 import { scopeOf } from '../principal-shapes.js';
-import { RequestReply } from '../request-reply.js';
-import type { Origin, ServerCore } from '../state/server-core.js';
-import type { Incoming } from './incoming.js';
-import { perMessage } from './per-message.js';
+import type { Origin, RequestScope, ServerCore } from '../state/server-core.js';
+import { type Incoming, perMessage } from './incoming.js';
 
-/**
- * What route hands on: a reply now, or a request's reply stream (one reply,
- * null where the contract answers nothing, or nothing if the client cancels it).
- */
-export type Routed = JsonRpcResponse | ReplyStream<JsonRpcResponse | null>;
+/** A request and the stream its method returned for it, which the encode stage makes its reply. */
+export class RoutedRequest {
+  constructor(
+    readonly scope: RequestScope,
+    /** The message as it came (telemetry measures it). */
+    readonly message: unknown,
+    readonly replies: ReplyStream<JsonRpcResponse | null>,
+  ) {}
+}
+
+/** What route hands on: a reply now, or a routed request. */
+export type Routed = JsonRpcResponse | RoutedRequest;
 
 function onNotification(core: ServerCore, origin: Origin, method: string, params: Record<string, unknown> | undefined): void {
   // Only an id a request can have names one; anything else (a nested structure, a boolean) is dropped.
@@ -56,11 +60,7 @@ function requestReply(core: ServerCore, origin: Origin, request: DecidedRequest,
   const handler = era.methods.get(request.method) ?? core.extensions.method(request.era, request.method);
   if (handler === undefined) return methodNotFound(request.id, request.method);
   const scope = scopeOf(origin, request);
-  const reply$ = handler(core, scope);
-  const members = core.extensions.resultMembers(scope.method);
-  const encode = members === undefined ? era.encode : withResultMembers(members, era.encode);
-  const first$ = new RequestReply(reply$, core, scope, encode, !era.uncancellable.has(scope.method));
-  return withCallTelemetry(core, scope, message, first$);
+  return new RoutedRequest(scope, message, handler(core, scope));
 }
 
 /** What answers `incoming` (its `decided` filled by decideEra), or undefined: nothing to answer. */

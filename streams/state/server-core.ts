@@ -20,11 +20,10 @@ import type { Connections } from './connections.js';
 import type { ApprovalDeps } from '../mrtr-approval.js';
 import type { ParkingLot } from './parking.js';
 import type { Tracing } from '../tracing.js';
-import type { ReplyStream } from '../direct-source.js';
+import type { ReplyStream } from '../reply-stream.js';
 import type { ResultMemberContext } from '../../lib/extension.js';
 import type { FirstAnswer, TaskDecision } from '../tasks/task-created.js';
-import type { Eventual } from '../eventual.js';
-import type { LazyAbort } from '../lazy-abort.js';
+import type { Eventual, LazyAbort } from '../worker.js';
 import type { ToolDef } from '../../lib/tool-def.js';
 
 export interface ServerCore {
@@ -97,8 +96,8 @@ export interface ServerExtensions {
   hasModern(name: string): boolean;
   /** The server's capabilities with `extensions` declared; `base` itself when there is none. */
   capabilities<T extends object>(base: T): T;
-  /** What extensions add to `method`'s results, or undefined when nothing does. */
-  resultMembers(method: string): readonly ExtensionResultMember[] | undefined;
+  /** What extensions add to each method's results, by method; null when no extension adds any (read per request: a map, no call). */
+  readonly resultMembers: ReadonlyMap<string, readonly ExtensionResultMember[]> | null;
 }
 
 /**
@@ -140,7 +139,10 @@ export interface RequestScope extends Origin {
 /**
  * A method emits one reply, or `null` where the contract answers none (a
  * parked call in push mode). Its stream is read by the request's FirstReply
- * (first-reply.ts), which keeps the exactly-once whatever the stream does;
+ * (reply-stream.ts), which keeps the exactly-once whatever the stream does;
  * a DirectSource (a worker) is opened without a Subscriber in between.
  */
 export type MethodHandler = (core: ServerCore, scope: RequestScope) => ReplyStream<JsonRpcResponse | null>;
+
+/** A reply as an era's wire has it (the encode stage applies it to a request's first reply). */
+export type ReplyEncoder = (core: ServerCore, scope: RequestScope, reply: JsonRpcResponse | null) => JsonRpcResponse | null;

@@ -9,7 +9,7 @@ import type { ElicitParams, ElicitResult } from '../../lib/context.js';
 import type { LogLevel } from '../../lib/log-levels.js';
 import { requestChannel } from '../call-context.js';
 import type { ClientChannel } from '../client-channel.js';
-import type { LazyAbort } from '../lazy-abort.js';
+import type { LazyAbort } from '../worker.js';
 import type { RequestScope, ServerCore } from '../state/server-core.js';
 import { TaskChannel, type TaskQuestions } from './task-channel.js';
 

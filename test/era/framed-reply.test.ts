@@ -1,5 +1,5 @@
 /**
- * A modern result is framed (lib/protocol/framed-result.ts): encodeMessage
+ * A modern result is framed (lib/protocol/encode.ts, FramedResult): encodeMessage
  * writes `resultType` and the server's `_meta` as text and serialises only
  * the handler's members. The text must always be the one JSON.stringify
  * writes for the reply object, whatever the result holds and whatever was
@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createServer, encodeMessage, Registry } from '../../lib/index.js';
 import { resolveCacheHints } from '../../lib/cache-hints.js';
-import { FramedResult, takeFraming } from '../../lib/protocol/framed-result.js';
+import { FramedResult, takeFraming } from '../../lib/protocol/encode.js';
 import { resultResponse, type JsonRpcResponse, type JsonRpcResultResponse } from '../../lib/protocol/jsonrpc.js';
 import { encodeModernReply } from '../../streams/modern/encode.js';
 import type { RequestScope, ServerCore } from '../../streams/state/server-core.js';

@@ -1,5 +1,5 @@
 /**
- * DirectSource's interop (streams/direct-source.ts): anything outside our
+ * DirectSource's interop (streams/reply-stream.ts): anything outside our
  * own consumers reads a DirectSource with RxJS's public API, `from(source)`
  * (its `Symbol.observable` method) or `source.subscribe(...)`, and sees what
  * the source does: its values, its end, its error; unsubscribing tears the
@@ -12,7 +12,7 @@
  */
 import { Observable, Subject, from, observable, race, switchMap, of, type Unsubscribable } from 'rxjs';
 import { describe, expect, test } from 'vitest';
-import { asObservable, DirectSource, isReplyStream, openSource, type DirectObserver } from '../../streams/direct-source.js';
+import { asObservable, DirectSource, isReplyStream, openSource, type DirectObserver } from '../../streams/reply-stream.js';
 import { newTestScheduler } from './harness.js';
 
 /** Relays `inner`, counting its openings and teardowns. */

@@ -7,7 +7,7 @@
 import { Subject } from 'rxjs';
 import { describe, expect, test } from 'vitest';
 import { Cancellations } from '../../streams/state/cancellation.js';
-import { firstReply } from '../../streams/first-reply.js';
+import { firstReply } from '../../streams/reply-stream.js';
 import { newTestScheduler } from './harness.js';
 
 const shape = (value: string) => `shaped ${value}`;

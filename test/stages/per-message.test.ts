@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { perMessage } from '../../streams/stages/per-message.js';
+import { perMessage } from '../../streams/stages/incoming.js';
 import { newTestScheduler } from '../marbles/harness.js';
 
 describe('perMessage', () => {

@@ -2,7 +2,7 @@ import { Observable } from 'rxjs';
 import { describe, expect, test } from 'vitest';
 import type { JsonRpcResponse } from '../../lib/protocol/jsonrpc.js';
 import { replyEach } from '../../streams/stages/reply-each.js';
-import type { Routed } from '../../streams/stages/route.js';
+import type { Encoded as Routed } from '../../streams/stages/encode.js';
 import { newTestScheduler } from '../marbles/harness.js';
 
 const r = (id: number): JsonRpcResponse => ({ jsonrpc: '2.0', id, result: {} });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { EMPTY, Subject, of, throwError } from 'rxjs';
-import { attempt, eventualOf, isLater, settleEventual, thenEventual, toObservable } from '../../streams/eventual.js';
+import { attempt, eventualOf, isLater, settleEventual, thenEventual, toObservable } from '../../streams/worker.js';
 
 function settle<T>(value: Parameters<typeof settleEventual<T>>[0]) {
   const seen: Array<['answer', T] | ['failure', unknown]> = [];

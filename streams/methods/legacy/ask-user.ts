@@ -23,7 +23,7 @@ import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../li
 import { retainedSize } from '../../../lib/retained-size.js';
 import type { ToolDef } from '../../../lib/tool-def.js';
 import type { RequestScope, ServerCore } from '../../state/server-core.js';
-import { firstReply } from '../../first-reply.js';
+import { firstReply } from '../../reply-stream.js';
 import { pipelineFailure } from '../../pipeline-failure.js';
 import { runInWorker } from '../../run-tool.js';
 

@@ -20,7 +20,7 @@ import { TASKS_EXTENSION_ID } from '../../../lib/tasks/task-record.js';
 import { clientDeclares } from '../../extensions/client-declares.js';
 import type { JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { authorize } from '../../authorize.js';
-import { asObservable, type ReplyStream } from '../../direct-source.js';
+import { asObservable, type ReplyStream } from '../../reply-stream.js';
 import { honouredFilter, parseListenFilter, type ListenFilter } from '../../listen-filter.js';
 import { listenStream } from '../../listen.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
@@ -70,6 +70,6 @@ export const listen: MethodHandler = (core, scope) => {
   }
   const stream$ = gatedStream(core, scope, honouredFilter(parsed.filter, MODERN_SERVER_CAPABILITIES, isServed(core), tasks));
   if (scope.mode === 'reply') return stream$;
-  // A pushed reply bypasses route's encode step (request-reply.ts), so it is encoded here (encoding twice changes nothing).
+  // A pushed reply bypasses route's encode step (reply-stream.ts), so it is encoded here (encoding twice changes nothing).
   return pushEventually(core, scope, asObservable(stream$).pipe(map((reply) => encodeModernReply(core, scope, reply) ?? reply)));
 };

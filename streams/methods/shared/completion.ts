@@ -11,8 +11,7 @@ import { invalidParams, readDenied, shownValue } from '../../../lib/errors.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import type { Completer } from '../../../lib/resource-def.js';
 import { completionContext } from '../../call-context.js';
-import { eventualOf, thenEventual, type Eventual } from '../../eventual.js';
-import type { LazyAbort } from '../../lazy-abort.js';
+import { eventualOf, thenEventual, type Eventual, type LazyAbort } from '../../worker.js';
 import { readSurface, readThroughMiddleware } from './read-surface.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
 

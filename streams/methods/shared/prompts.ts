@@ -9,8 +9,7 @@ import { insufficientScopeDetail, scopesAllow } from '../../../lib/auth/target-s
 import { invalidParams, readDenied } from '../../../lib/errors.js';
 import { isPlainObject, resultResponse, type JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { promptListing, toPromptResult } from '../../../lib/prompt-def.js';
-import { eventualOf, thenEventual, type Eventual } from '../../eventual.js';
-import type { LazyAbort } from '../../lazy-abort.js';
+import { eventualOf, thenEventual, type Eventual, type LazyAbort } from '../../worker.js';
 import { listResult } from './list-result.js';
 import { callContext } from '../../call-context.js';
 import { readSurface, readThroughMiddleware } from './read-surface.js';

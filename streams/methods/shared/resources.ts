@@ -18,8 +18,7 @@ import { insufficientScopeDetail, resourceScopes, scopesAllow } from '../../../l
 import { invalidParams, readDenied } from '../../../lib/errors.js';
 import { resultResponse, type JsonRpcResponse } from '../../../lib/protocol/jsonrpc.js';
 import { resourceListing, templateListing, toReadResult } from '../../../lib/resource-def.js';
-import { attempt, eventualOf, thenEventual, type Eventual } from '../../eventual.js';
-import type { LazyAbort } from '../../lazy-abort.js';
+import { attempt, eventualOf, thenEventual, type Eventual, type LazyAbort } from '../../worker.js';
 import { listResult } from './list-result.js';
 import { callContext } from '../../call-context.js';
 import { readSurface, readThroughMiddleware } from './read-surface.js';

@@ -26,14 +26,12 @@ import type { CallToolResult } from '../../../lib/tool-result.js';
 import { authorize } from '../../authorize.js';
 import { failedToolResult, reportAuthorizerFault, reportFailure } from '../../worker-scope.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
-import { WorkerSource, type WorkerOutcome } from '../../worker.js';
+import { WorkerSource, type WorkerOutcome, type LazyAbort, isLater, thenEventual, type Eventual } from '../../worker.js';
 import type { Admission } from '../../state/admission.js';
 import type { AdmissionKeeper } from '../../held-admission.js';
 import type { ConnId } from '../../../lib/context.js';
 import type { DeadlineQueue } from '../../../lib/deadline-queue.js';
 import type { ToolDef } from '../../../lib/tool-def.js';
-import type { LazyAbort } from '../../lazy-abort.js';
-import { isLater, thenEventual, type Eventual } from '../../eventual.js';
 import { askUser } from '../legacy/ask-user.js';
 import { runTool, toolResponse } from '../../run-tool.js';
 import type { StagedResponse } from '../../through-middleware.js';
@@ -155,7 +153,7 @@ export const callTool: MethodHandler = (core, scope) => {
   if (tool !== undefined && authorizer === null && isSensitiveTool(tool)) {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', DENY_DETAIL.sensitiveToolUnguarded)));
   }
-  if (tool !== undefined && !scopesAllow(scope.principal, tool.requiredScopes)) {
+  if (tool?.requiredScopes !== undefined && !scopesAllow(scope.principal, tool.requiredScopes)) {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', insufficientScopeDetail(tool.requiredScopes!))));
   }
   // A tool that must run as a task, called without one (-32021 naming the extension; -32601 on 2025-11-25, as

@@ -13,7 +13,7 @@ import type { Verdict } from '../../../lib/authorizers.js';
 import { scopesAllow } from '../../../lib/auth/target-scopes.js';
 import { isSensitiveTool, type ToolDef } from '../../../lib/tool-def.js';
 import { authorize } from '../../authorize.js';
-import { eventualOf, isLater, thenEventual, toObservable, type Eventual } from '../../eventual.js';
+import { eventualOf, isLater, thenEventual, toObservable, type Eventual } from '../../worker.js';
 import { listResult } from './list-result.js';
 import { readSurface } from './read-surface.js';
 import type { MethodHandler, RequestScope, ServerCore } from '../../state/server-core.js';
