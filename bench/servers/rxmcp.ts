@@ -15,7 +15,6 @@ import { createBenchServer } from './bench-server.js';
 import { serveStdio } from '../../transports/stdio.js';
 import { serveWebSocket } from '../../transports/ws/serve-websocket.js';
 import { announceReady, exitOnSignals, parseServerArgs } from './argv.js';
-import { serveRxmcpHttp } from './rxmcp-http.js';
 
 exitOnSignals();
 const args = parseServerArgs(process.argv.slice(2));
@@ -32,5 +31,7 @@ if (args.transport === 'stdio') {
   if (ws.url === undefined) throw new Error('serveWebSocket did not report a url');
   announceReady(ws.url);
 } else {
+  // Imported here: rxmcp-http.js brings bench-auth.js and jose, which a stdio or ws run never uses (issue 22's peak RSS).
+  const { serveRxmcpHttp } = await import('./rxmcp-http.js');
   announceReady(await serveRxmcpHttp(server, args.port, args.flags.has('--auth')));
 }

@@ -5,7 +5,8 @@
  * The grace runs on the server's scheduler like every other timer.
  */
 import { Subscription, timer, type SchedulerLike } from 'rxjs';
-import { WebSocket } from 'ws';
+// A type only: the readyState constants are read off the socket, so this module does not load ws.
+import type { WebSocket } from 'ws';
 
 /** RFC 6455 close codes this transport sends. */
 export const CLOSE_NORMAL = 1000;
@@ -26,8 +27,8 @@ export function closeWithGrace(
   graceMs: number,
   scheduler: SchedulerLike,
 ): Subscription {
-  if (socket.readyState === WebSocket.CLOSED) return Subscription.EMPTY;
-  if (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN) socket.close(code, clip(reason));
+  if (socket.readyState === socket.CLOSED) return Subscription.EMPTY;
+  if (socket.readyState === socket.CONNECTING || socket.readyState === socket.OPEN) socket.close(code, clip(reason));
   const grace = timer(graceMs, scheduler).subscribe(() => socket.terminate());
   const onClose = () => grace.unsubscribe();
   socket.once('close', onClose);

@@ -5,7 +5,8 @@
  * parked calls, forever).
  */
 import { interval, type SchedulerLike, type Subscription } from 'rxjs';
-import { WebSocket } from 'ws';
+// A type only: the readyState constants are read off the socket, so this module does not load ws.
+import type { WebSocket } from 'ws';
 
 export function keepAlive(socket: WebSocket, periodMs: number, scheduler: SchedulerLike): Subscription {
   let answered = true;
@@ -14,7 +15,7 @@ export function keepAlive(socket: WebSocket, periodMs: number, scheduler: Schedu
   };
   socket.on('pong', onPong);
   const ticks = interval(periodMs, scheduler).subscribe(() => {
-    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.readyState !== socket.OPEN) return;
     if (!answered) {
       socket.terminate();
       return;

@@ -11,12 +11,15 @@
  * handshake checks and before the 101 (authenticate-upgrade.ts); while it
  * is verified it counts against maxConnections. A non-loopback listener
  * refuses to start without one unless `requireAuthentication: false`.
+ *
+ * `ws` itself is imported by serveWebSocket when it is called, so importing
+ * rxmcp/transports (for serveStdio, say) does not load it.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Server as TlsServer } from 'node:tls';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import type { McpServer } from '../../streams/mcp-server.js';
 import { isAuthFailure } from '../../lib/auth/authenticator.js';
 import type { Principal } from '../../lib/auth/principal.js';
@@ -102,6 +105,8 @@ export async function serveWebSocket(server: McpServer, options: ServeWebSocketO
     requireAuthentication: resolved.requireAuthentication,
     transport: 'WebSocket',
   });
+  // ws is loaded here, on the first serveWebSocket, not when rxmcp/transports is imported: a stdio server never evaluates it.
+  const { WebSocketServer } = await import('ws');
   const logger = server.logger;
   const auth = resolved.auth;
   const httpServer = resolved.httpServer ?? ownHttpServer(server, resolved);

@@ -13,7 +13,8 @@
  * fixed for the socket, which is closed 4401 when its token expires.
  */
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
-import { WebSocket } from 'ws';
+// Types only: the readyState constants are read off the socket, so this module does not load ws.
+import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '../../lib/auth/principal.js';
 import type { ConnId } from '../../lib/context.js';
 import { parseError } from '../../lib/errors.js';
@@ -80,14 +81,14 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
 
   // A slow consumer is cut off without another frame; any other end of ours first tells the peer's listen streams.
   const end = (code: number, reason: string) => {
-    if (code !== CLOSE_TRY_AGAIN_LATER && !connection.closed && socket.readyState === WebSocket.OPEN) server.cancelListens(connId, reason);
+    if (code !== CLOSE_TRY_AGAIN_LATER && !connection.closed && socket.readyState === socket.OPEN) server.cancelListens(connId, reason);
     stopCounting();
     connection.unsubscribe();
     closing.add(closeWithGrace(socket, code, reason, limits.closeGraceMs, scheduler));
   };
 
   const send = (message: OutboundMessage) => {
-    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.readyState !== socket.OPEN) return;
     // Checked before sending, so one large reply to a reader that keeps up is never mistaken for a backlog.
     if (socket.bufferedAmount > limits.maxBufferedBytes) {
       logger.warn({ connId, bufferedAmount: socket.bufferedAmount }, 'rxmcp ws: slow consumer closed');
@@ -96,7 +97,7 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
     }
     // Like the check above, before sending: the biggest holders may include this socket.
     budget.enforce();
-    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.readyState !== socket.OPEN) return;
     // A reply that does not serialise is still answered (an internal error); anything else is dropped.
     const frame = encodeMessage(message);
     if (frame === null) {
@@ -111,7 +112,7 @@ export function serveSocket(server: McpServer, socket: WebSocket, context: Socke
   const inbound$ = new Observable<unknown>((subscriber) => {
     // One client per socket, repeating its modern envelope: parsed once (repeated-envelope.ts).
     const envelopes = new RepeatedEnvelopeParser();
-    const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
+    const onMessage = (data: RawData, isBinary: boolean) => {
       const decoded = decodeFrame(data, isBinary, envelopes.parse);
       if (decoded.ok) subscriber.next(decoded.message);
       else send(parseError(decoded.detail));
