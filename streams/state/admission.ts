@@ -54,8 +54,19 @@ export class Admission {
   }
 }
 
+/**
+ * How many keys at zero a count table keeps. A key whose count falls to zero
+ * stays while the table is small, so its next call updates an entry instead
+ * of inserting one: deleting and re-inserting a Map key on every call was a
+ * tenth of a synchronous call's pipeline CPU (`node --cpu-prof
+ * dist/bench/micro/eras.js --mode core`). Past this many keys a zero is
+ * deleted, so direct callers naming ever new connection ids leave at most
+ * this many entries behind.
+ */
+export const IDLE_KEYS_KEPT = 1024;
+
 function decrement<K>(counts: Map<K, number>, key: K): void {
   const now = (counts.get(key) ?? 1) - 1;
-  if (now === 0) counts.delete(key);
+  if (now === 0 && counts.size > IDLE_KEYS_KEPT) counts.delete(key);
   else counts.set(key, now);
 }
