@@ -34,6 +34,7 @@ export class DeadlineQueue {
   constructor(
     private readonly scheduler: SchedulerLike,
     private readonly delayMs: number,
+    private readonly keepArmed = false,
   ) {}
 
   /** Calls `target.expire()` after delayMs unless the entry is removed first. */
@@ -54,6 +55,7 @@ export class DeadlineQueue {
   /** Forgets every entry and disarms the timer, nothing expiring (its owner is closing). */
   clear(): void {
     while (this.head !== null) this.unlink(this.head);
+    this.disarm();
   }
 
   private arm(deadline: number): void {
@@ -78,9 +80,12 @@ export class DeadlineQueue {
     else entry.prev.next = entry.next;
     if (entry.next === null) this.tail = entry.prev;
     else entry.next.prev = entry.prev;
-    if (this.head === null && this.wakeup !== null) {
-      this.wakeup.unsubscribe();
-      this.wakeup = null;
-    }
+    if (this.head === null && !this.keepArmed) this.disarm();
+  }
+
+  private disarm(): void {
+    if (this.wakeup === null) return;
+    this.wakeup.unsubscribe();
+    this.wakeup = null;
   }
 }

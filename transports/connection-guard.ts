@@ -7,7 +7,10 @@
  *   (a long SSE stream, a WebSocket), so the cap bounds file descriptors.
  *   One address holding its share leaves the rest for others (`/health`
  *   among them).
- * - Three timeouts on the server's scheduler, one timer per socket at most:
+ * - Three timeouts on the server's scheduler, each a DeadlineQueue (one
+ *   timer for all sockets, kept armed while the listener lives: a request
+ *   on a keep-alive socket moves its entry between queues and arms no
+ *   timer), at most one entry per socket:
  *   headers (from accept until the first request's headers have arrived:
  *   answered 408 and closed), body (from a request's headers until its body
  *   has arrived: 408 if no answer has started, then closed) and idle (a
@@ -23,7 +26,8 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
+import { DeadlineQueue, type DeadlineEntry, type Expiring } from '../lib/deadline-queue.js';
 import { transportRefusal } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { ConnectionLimits } from './connection-limits.js';
@@ -49,11 +53,27 @@ export interface ConnectionGuard {
   stop(): void;
 }
 
-interface Tracked {
-  readonly address: string;
+/** One socket: its address, its requests in flight, and the one timeout it waits on (if any). */
+class Tracked implements Expiring {
   /** Requests whose responses have not finished. */
-  active: number;
-  timer: Subscription | undefined;
+  active = 0;
+  entry: DeadlineEntry | undefined = undefined;
+  queue: DeadlineQueue | undefined = undefined;
+  onExpire: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly socket: Socket,
+    readonly address: string,
+  ) {}
+
+  /** The DeadlineQueue's target: the timeout it waited on has passed. */
+  expire(): void {
+    const onExpire = this.onExpire;
+    this.entry = undefined;
+    this.queue = undefined;
+    this.onExpire = undefined;
+    if (onExpire !== undefined && !isTakenOver(this.socket)) onExpire();
+  }
 }
 
 /** Backstop margin for Node's own timeouts, which it checks only every few seconds anyway. */
@@ -83,17 +103,22 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
   server.requestTimeout = limits.headersTimeoutMs + limits.bodyTimeoutMs + NODE_BACKSTOP_MS;
   server.keepAliveTimeout = limits.idleSocketTimeoutMs + NODE_BACKSTOP_MS;
 
-  const arm = (socket: Socket, state: Tracked, ms: number, expire: () => void): void => {
-    state.timer?.unsubscribe();
-    state.timer = scheduler.schedule(() => {
-      state.timer = undefined;
-      if (!isTakenOver(socket)) expire();
-    }, ms);
+  const headersDue = new DeadlineQueue(scheduler, limits.headersTimeoutMs, true);
+  const bodyDue = new DeadlineQueue(scheduler, limits.bodyTimeoutMs, true);
+  const idleDue = new DeadlineQueue(scheduler, limits.idleSocketTimeoutMs, true);
+
+  const arm = (state: Tracked, queue: DeadlineQueue, expire: () => void): void => {
+    disarm(state);
+    state.onExpire = expire;
+    state.queue = queue;
+    state.entry = queue.add(state);
   };
 
   const disarm = (state: Tracked): void => {
-    state.timer?.unsubscribe();
-    state.timer = undefined;
+    if (state.entry !== undefined) state.queue!.remove(state.entry);
+    state.entry = undefined;
+    state.queue = undefined;
+    state.onExpire = undefined;
   };
 
   let nextLogAt = 1;
@@ -114,7 +139,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
     const fromAddress = perAddress.get(address) ?? 0;
     if (fromAddress >= limits.maxSocketsPerAddress) return refuse(socket, address, 'maxSocketsPerAddress');
     perAddress.set(address, fromAddress + 1);
-    const state: Tracked = { address, active: 0, timer: undefined };
+    const state = new Tracked(socket, address);
     tracked.set(socket, state);
     socket.once('close', () => {
       disarm(state);
@@ -123,7 +148,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
       if (left === 0) perAddress.delete(address);
       else perAddress.set(address, left);
     });
-    arm(socket, state, limits.headersTimeoutMs, () => {
+    arm(state, headersDue, () => {
       logger.debug({ address }, 'rxmcp: request headers too slow; socket closed');
       if (socket.writable) socket.write(REQUEST_TIMEOUT);
       socket.destroy();
@@ -137,7 +162,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
     state.active += 1;
     disarm(state);
     if (hasBody(req) && !req.complete) {
-      arm(socket, state, limits.bodyTimeoutMs, () => {
+      arm(state, bodyDue, () => {
         logger.debug({ address: state.address }, 'rxmcp: request body too slow; socket closed');
         if (res.headersSent || res.destroyed) return void socket.destroy();
         const body = JSON.stringify(transportRefusal(`Request Timeout: the body took longer than ${limits.bodyTimeoutMs} ms to arrive`));
@@ -151,7 +176,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
     res.once('close', () => {
       state.active -= 1;
       if (state.active > 0 || socket.destroyed) return;
-      arm(socket, state, limits.idleSocketTimeoutMs, () => socket.destroy());
+      arm(state, idleDue, () => socket.destroy());
     });
   };
 
@@ -168,6 +193,9 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
       server.off('connection', onConnection);
       server.off('request', onRequest);
       for (const state of tracked.values()) disarm(state);
+      headersDue.clear();
+      bodyDue.clear();
+      idleDue.clear();
     },
   };
 }

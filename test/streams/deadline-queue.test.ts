@@ -2,9 +2,9 @@ import { describe, expect, test } from 'vitest';
 import { VirtualTimeScheduler } from 'rxjs';
 import { DeadlineQueue } from '../../lib/deadline-queue.js';
 
-function setup(delay = 100) {
+function setup(delay = 100, keepArmed = false) {
   const scheduler = new VirtualTimeScheduler();
-  const queue = new DeadlineQueue(scheduler, delay);
+  const queue = new DeadlineQueue(scheduler, delay, keepArmed);
   const fired: Array<[string, number]> = [];
   const at = (ms: number, work: () => void) => scheduler.schedule(work, ms);
   const add = (name: string) => {
@@ -77,5 +77,39 @@ describe('DeadlineQueue', () => {
       ['first', 10],
       ['second', 20],
     ]);
+  });
+
+  test('keepArmed: a queue emptied and filled per request arms no timer per request, and each entry still expires on its own frame', () => {
+    const { scheduler, fired, at, add } = setup(100, true);
+    let scheduled = 0;
+    const schedule = scheduler.schedule.bind(scheduler);
+    scheduler.schedule = ((work: () => void, delay?: number, state?: unknown) => {
+      scheduled += 1;
+      return schedule(work as never, delay, state as never);
+    }) as typeof scheduler.schedule;
+    // Ten requests one after another, each adding and removing its entry: the first arms the one timer.
+    at(0, () => {
+      for (let i = 0; i < 10; i++) add(`r${i}`)();
+    });
+    at(40, () => add('late'));
+    scheduler.flush();
+    expect(fired).toEqual([['late', 140]]);
+    // the test's two, the queue's first (due at 100, finding nothing) and its re-arm for 'late' at 140
+    expect(scheduled).toBe(4);
+  });
+
+  test('keepArmed: clear() disarms the timer it kept', () => {
+    const { scheduler, queue, fired, add } = setup(100, true);
+    add('a')();
+    queue.clear();
+    expect(scheduler.actions.length).toBe(0);
+    scheduler.flush();
+    expect(fired).toEqual([]);
+  });
+
+  test('without keepArmed an emptied queue holds no timer', () => {
+    const { scheduler, add } = setup(100);
+    add('a')();
+    expect(scheduler.actions.length).toBe(0);
   });
 });
