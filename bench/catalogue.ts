@@ -61,6 +61,24 @@ function echoScenario(wire: Wire, concurrency: number, servers: readonly ServerK
   };
 }
 
+/** A burst of 1000 outstanding `sleep 50` calls on stdio; `warmupCalls` as runSleepBurst takes it (undefined: two bursts). */
+function sleepBurstScenario(
+  name: string,
+  title: string,
+  warmupCalls: number | undefined,
+  extraColumns: readonly ExtraColumn[] = [{ key: 'spreadMs', label: 'spread ms', digits: 1 }],
+): Scenario {
+  return {
+    name,
+    title,
+    wire: 'stdio',
+    servers: ['sdk', 'rxmcp', 'limit'],
+    serverArgs: { rxmcp: ['--max-in-flight', '1000'] },
+    extraColumns,
+    run: (target) => runSleepBurst(target, { outstanding: 1000, sleepMs: 50, ...(warmupCalls === undefined ? {} : { warmupCalls }) }),
+  };
+}
+
 export const SCENARIOS: readonly Scenario[] = [
   echoScenario('stdio', 1, ['sdk', 'rxmcp', 'limit']),
   echoScenario('stdio', 16, ['sdk', 'rxmcp', 'limit']),
@@ -94,36 +112,20 @@ export const SCENARIOS: readonly Scenario[] = [
   }),
   echoScenario('ws', 1, ['rxmcp']),
   echoScenario('ws', 16, ['rxmcp']),
-  {
-    name: 'stdio-sleep-1000',
-    title: '1000 outstanding `sleep 50` calls on one stdio connection (spread: last start to last completion)',
-    wire: 'stdio',
-    servers: ['sdk', 'rxmcp', 'limit'],
-    serverArgs: { rxmcp: ['--max-in-flight', '1000'] },
-    extraColumns: [
-      { key: 'spreadMs', label: 'spread ms', digits: 1 },
-      { key: 'spreadX', label: 'spread / 50 ms', digits: 2 },
-    ],
-    run: (target) => runSleepBurst(target, { outstanding: 1000, sleepMs: 50 }),
-  },
-  {
-    name: 'stdio-sleep-1000-fresh',
-    title: '1000 outstanding `sleep 50` calls on a fresh stdio server (no warm-up: its JIT and first collections in the burst); latency p50/p99 per call',
-    wire: 'stdio',
-    servers: ['sdk', 'rxmcp', 'limit'],
-    serverArgs: { rxmcp: ['--max-in-flight', '1000'] },
-    extraColumns: [{ key: 'spreadMs', label: 'spread ms', digits: 1 }],
-    run: (target) => runSleepBurst(target, { outstanding: 1000, sleepMs: 50, warmupCalls: 0 }),
-  },
-  {
-    name: 'stdio-sleep-1000-warm',
-    title: '1000 outstanding `sleep 50` calls on a stdio server after 20,000 warm-up sleep calls (bursts of 1000); latency p50/p99 per call',
-    wire: 'stdio',
-    servers: ['sdk', 'rxmcp', 'limit'],
-    serverArgs: { rxmcp: ['--max-in-flight', '1000'] },
-    extraColumns: [{ key: 'spreadMs', label: 'spread ms', digits: 1 }],
-    run: (target) => runSleepBurst(target, { outstanding: 1000, sleepMs: 50, warmupCalls: 20_000 }),
-  },
+  sleepBurstScenario('stdio-sleep-1000', '1000 outstanding `sleep 50` calls on one stdio connection (spread: last start to last completion)', undefined, [
+    { key: 'spreadMs', label: 'spread ms', digits: 1 },
+    { key: 'spreadX', label: 'spread / 50 ms', digits: 2 },
+  ]),
+  sleepBurstScenario(
+    'stdio-sleep-1000-fresh',
+    '1000 outstanding `sleep 50` calls on a fresh stdio server (no warm-up: its JIT and first collections in the burst); latency p50/p99 per call',
+    0,
+  ),
+  sleepBurstScenario(
+    'stdio-sleep-1000-warm',
+    '1000 outstanding `sleep 50` calls on a stdio server after 20,000 warm-up sleep calls (bursts of 1000); latency p50/p99 per call',
+    20_000,
+  ),
   {
     name: 'http-sessions-200',
     title: '200 Streamable HTTP sessions initialized at once, then one echo call on each at once (CPU/call covers both phases)',

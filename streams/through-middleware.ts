@@ -16,7 +16,7 @@
 import { Observable, isObservable, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
 import type { AdmittedCall, CallReply, CallStage } from '../lib/middleware/types.js';
 import { errorResponse, isPlainObject, resultResponse, type JsonRpcId, type JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
-import { isLater, Later, settleEventual, type Eventual } from './worker.js';
+import { emitEventual, Later, type Eventual } from './worker.js';
 
 function rethrow(error: unknown): never {
   throw error;
@@ -54,19 +54,7 @@ function runWork(work: () => Eventual<CallReply>, subscriber: Subscriber<CallRep
     subscriber.error(error);
     return undefined;
   }
-  if (!isLater(answer)) {
-    subscriber.next(answer);
-    subscriber.complete();
-    return undefined;
-  }
-  const reading = settleEventual(answer, {
-    answer: (value) => {
-      subscriber.next(value);
-      subscriber.complete();
-    },
-    failure: (error) => subscriber.error(error),
-  });
-  return () => reading.cancel();
+  return emitEventual(answer, subscriber);
 }
 
 /**

@@ -32,7 +32,7 @@
  * exactly as long as the slot: the callback timeout runs from the ask, and
  * every way the worker ends unsubscribes the permit, which releases it.
  */
-import { Subscription, Observable, type Unsubscribable, of } from 'rxjs';
+import { Subscription, Observable, type Subscriber, type TeardownLogic, type Unsubscribable, of } from 'rxjs';
 import type { ConnId } from '../lib/context.js';
 import type { CallbackFailure } from '../lib/errors.js';
 import type { PermitAnswer, PermitPool, PermitScope } from '../lib/ports/permits.js';
@@ -589,16 +589,24 @@ export function settleEventual<T>(value: Eventual<T>, observer: EventualObserver
 /** An Eventual as an Observable of one value, for the places that compose Observables. */
 export function toObservable<T>(value: Eventual<T>): Observable<T> {
   if (!(value instanceof Later)) return of(value);
-  return new Observable<T>((subscriber) => {
-    const reading = settleEventual(value, {
-      answer: (answer) => {
-        subscriber.next(answer);
-        subscriber.complete();
-      },
-      failure: (error) => subscriber.error(error),
-    });
-    return () => reading.cancel();
+  return new Observable<T>((subscriber) => emitEventual(value, subscriber));
+}
+
+/** Hands `answer` to `subscriber` (its value then complete, or its error), now or when it settles; the teardown cancels a reading. */
+export function emitEventual<T>(answer: Eventual<T>, subscriber: Subscriber<T>): TeardownLogic {
+  if (!isLater(answer)) {
+    subscriber.next(answer);
+    subscriber.complete();
+    return undefined;
+  }
+  const reading = settleEventual(answer, {
+    answer: (value) => {
+      subscriber.next(value);
+      subscriber.complete();
+    },
+    failure: (error) => subscriber.error(error),
   });
+  return () => reading.cancel();
 }
 
 /*

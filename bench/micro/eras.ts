@@ -35,15 +35,11 @@ import { allocatedBytes } from './allocated-bytes.js';
 import { countedStdio } from './counted-stdio.js';
 import { withModernMeta } from '../driver/modern-meta.js';
 import { ECHO_ARGS } from '../driver/tool-call.js';
+import { option } from './option.js';
 
 type Era = 'legacy' | 'modern';
 type Mode = 'stdio' | 'core' | 'post' | 'json';
 
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: string) => {
-  const at = argv.indexOf(name);
-  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1]! : fallback;
-};
 const CALLS = Number(option('--calls', '20000'));
 const ROUNDS = Number(option('--rounds', '7'));
 const MODE = option('--mode', 'stdio') as Mode;

@@ -18,12 +18,8 @@
 import { asyncScheduler } from 'rxjs';
 import { createServer, Registry, type McpServer, type ServerOptions } from '../../lib/index.js';
 import { ECHO_ARGS } from '../driver/tool-call.js';
+import { option } from './option.js';
 
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: string) => {
-  const at = argv.indexOf(name);
-  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1]! : fallback;
-};
 const CALLS = Number(option('--calls', '20000'));
 const ROUNDS = Number(option('--rounds', '9'));
 const TASKS = Number(option('--tasks', '10000'));

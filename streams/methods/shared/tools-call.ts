@@ -153,7 +153,7 @@ export const callTool: MethodHandler = (core, scope) => {
   if (tool !== undefined && authorizer === null && isSensitiveTool(tool)) {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', DENY_DETAIL.sensitiveToolUnguarded)));
   }
-  if (tool?.requiredScopes !== undefined && !scopesAllow(scope.principal, tool.requiredScopes)) {
+  if (tool !== undefined && !scopesAllow(scope.principal, tool.requiredScopes)) {
     return of(resultResponse(scope.id, toolDenied(name, 'deny', insufficientScopeDetail(tool.requiredScopes!))));
   }
   // A tool that must run as a task, called without one (-32021 naming the extension; -32601 on 2025-11-25, as
