@@ -1,5 +1,5 @@
 /**
- * The targets issues 5, 9 and 10 set for rxmcp, checked against a run's summaries.
+ * The targets issues 5, 9, 10 and 22 set for rxmcp, checked against a run's summaries.
  * They are reported, never enforced: a bench run does not fail on a miss.
  */
 import type { ScenarioSummary } from './aggregate.js';
@@ -37,6 +37,28 @@ function eraGoals(scenario: string, what: string, comparison: string, row: strin
   ];
 }
 
+/**
+ * Issue 22's four for one echo scenario at one outstanding call: against the
+ * limit at least 0.85x its calls at most 1.5x its CPU per call, and ahead of
+ * the SDK in both.
+ */
+function loneCallGoals(scenario: string, what: string): Goal[] {
+  return [
+    { scenario, text: `${what} calls/s, rxmcp / limit (issue 22)`, value: ratioOf('rxmcp / limit', 'calls/s'), atLeast: 0.85 },
+    { scenario, text: `${what} CPU/call, rxmcp / limit (issue 22)`, value: ratioOf('rxmcp / limit', 'CPU µs/call'), atMost: 1.5 },
+    { scenario, text: `${what} calls/s, rxmcp / SDK (issue 22)`, value: ratioOf('rxmcp / SDK', 'calls/s'), atLeast: 1 },
+    { scenario, text: `${what} CPU/call, rxmcp / SDK (issue 22)`, value: ratioOf('rxmcp / SDK', 'CPU µs/call'), atMost: 1 },
+  ];
+}
+
+/** Issue 22's burst goal: median and p99 latency per call within 1.3x of the limit's. */
+function burstGoals(scenario: string, what: string): Goal[] {
+  return [
+    { scenario, text: `${what} p50 latency, rxmcp / limit (issue 22)`, value: ratioOf('rxmcp / limit', 'p50 ms'), atMost: 1.3 },
+    { scenario, text: `${what} p99 latency, rxmcp / limit (issue 22)`, value: ratioOf('rxmcp / limit', 'p99 ms'), atMost: 1.3 },
+  ];
+}
+
 export const GOALS: readonly Goal[] = [
   { scenario: 'stdio-echo-c16', text: 'stdio echo C=16 calls/s, rxmcp / SDK', value: ratioOf('rxmcp / SDK', 'calls/s'), atLeast: 2 },
   { scenario: 'stdio-echo-c16', text: 'stdio echo C=16 calls/s, rxmcp / limit', value: ratioOf('rxmcp / limit', 'calls/s'), atLeast: 0.6 },
@@ -53,6 +75,16 @@ export const GOALS: readonly Goal[] = [
   ...eraGoals('stdio-modern-echo-c16', 'stdio echo C=16', 'modern / legacy, same bytes', 'modern / legacy, same bytes (rxmcp)'),
   ...eraGoals('http-modern-echo-c16', 'HTTP echo C=16', 'modern / legacy', 'modern / legacy (rxmcp)'),
   { scenario: 'http-echo-auth-c16', text: 'HTTP echo C=16 CPU/call, with JWT auth / without (issue 10)', value: ratioOf('with auth / without', 'CPU µs/call'), atMost: 1.3 },
+  // Issue 22: one call at a time and bursts, against the limit server (plain Node), on a fresh server and a settled one.
+  ...loneCallGoals('stdio-echo-c1', 'stdio echo C=1'),
+  ...loneCallGoals('stdio-echo-c1-steady', 'stdio echo C=1, steady'),
+  ...loneCallGoals('http-echo-c1', 'HTTP echo C=1'),
+  ...loneCallGoals('http-echo-c1-steady', 'HTTP echo C=1, steady'),
+  { scenario: 'stdio-echo-c16', text: 'stdio echo C=16 calls/s, rxmcp / limit (issue 22)', value: ratioOf('rxmcp / limit', 'calls/s'), atLeast: 0.85 },
+  { scenario: 'stdio-echo-c16-steady', text: 'stdio echo C=16, steady, calls/s, rxmcp / limit (issue 22)', value: ratioOf('rxmcp / limit', 'calls/s'), atLeast: 0.85 },
+  ...burstGoals('stdio-sleep-1000-fresh', '1000 x sleep 50, fresh server,'),
+  ...burstGoals('stdio-sleep-1000-warm', '1000 x sleep 50 after warm-up,'),
+  { scenario: 'stdio-echo-c16', text: 'stdio echo C=16 peak RSS, rxmcp / SDK (issue 22)', value: ratioOf('rxmcp / SDK', 'peak RSS MB'), atMost: 0.5 },
 ];
 
 export function verdict(goal: Goal, value: number | undefined): 'met' | 'missed' | 'n/a' {

@@ -60,7 +60,7 @@ function scenarioTable(summary: ScenarioSummary): string[] {
 
 function goalsTable(summaries: readonly ScenarioSummary[], quick: boolean): string[] {
   const note = quick ? ['A --quick run uses less load (2,000 idle sockets, fewer calls, one round): judge goals on a full run.', ''] : [];
-  const lines = ['### goals (issues 5, 9 and 10)', '', ...note, row(['goal', 'target', 'measured', 'verdict']), row(['---', '---', '---:', '---'])];
+  const lines = ['### goals (issues 5, 9, 10 and 22)', '', ...note, row(['goal', 'target', 'measured', 'verdict']), row(['---', '---', '---:', '---'])];
   for (const goal of GOALS) {
     const summary = summaries.find((s) => s.scenario.name === goal.scenario);
     if (summary === undefined) continue;
