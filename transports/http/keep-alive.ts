@@ -8,6 +8,11 @@
  * Every stream has the same period, so the due times come in the order the
  * streams were added: the queue is kept sorted by appending, and a tick
  * that runs late is put back in its place.
+ *
+ * When the last stream stops, the timer stays armed until it fires (and is
+ * then not armed again while nothing is live): one request at a time on
+ * Streamable HTTP opens and ends a POST stream per request, and each would
+ * otherwise arm and clear a timer of its own. `close()` disarms it at once.
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
 
@@ -40,7 +45,7 @@ export class KeepAliveClock {
       if (!ticker.live) return;
       ticker.live = false;
       this.live -= 1;
-      if (this.live === 0) this.reset();
+      if (this.live === 0) this.forgetAll();
       else if (this.queue.length - this.head > 2 * this.live + 64) this.dropDead();
     };
   }
@@ -91,12 +96,19 @@ export class KeepAliveClock {
     this.head = 0;
   }
 
-  /** Nothing is live: no timer, no queue. */
-  private reset(): void {
+  /** Nothing is live: the queue empties; the timer, if armed, stays until it fires and finds nothing to tick. */
+  private forgetAll(): void {
+    this.queue.length = 0;
+    this.head = 0;
+  }
+
+  /** The handler is closing: no timer, no queue (a stream added later still gets its ticks). */
+  close(): void {
     this.timer?.unsubscribe();
     this.timer = undefined;
     this.timerDue = Infinity;
-    this.queue = [];
-    this.head = 0;
+    for (const ticker of this.queue) ticker.live = false;
+    this.live = 0;
+    this.forgetAll();
   }
 }

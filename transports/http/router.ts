@@ -224,6 +224,7 @@ export function createHttpRouter<Req extends RequestHead>(
       closed = true;
       ctx.sessions.closeAll();
       modernExchangesOf(ctx).closeAll();
+      keepAlive.close();
     },
     stats: () => {
       let streamBufferedBytes = 0;
