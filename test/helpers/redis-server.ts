@@ -17,6 +17,7 @@ import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_proces
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import { connectRedis, type RedisTarget } from '../../cluster/redis/connect.js';
 import type { RedisLink } from '../../cluster/redis/link.js';
@@ -110,14 +111,12 @@ export async function startRedis(options: { readonly port?: number } = {}): Prom
   };
 }
 
+const run = promisify(execFile);
+
 /** redis-cli, asynchronously: a blocking call would stall this worker's other timers while a loaded machine answers slowly. */
-function cli(port: number, args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', timeout: START_TIMEOUT_MS }, (error, stdout, stderr) => {
-      if (error !== null) reject(new Error(`redis-cli -p ${port} ${args.join(' ')}: ${error.message}`));
-      else resolve(`${stdout}${stderr}`);
-    });
-  });
+async function cli(port: number, args: readonly string[]): Promise<string> {
+  const { stdout, stderr } = await run('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', timeout: START_TIMEOUT_MS });
+  return `${stdout}${stderr}`;
 }
 
 const SLOTS = 16_384;
