@@ -13,7 +13,6 @@
  */
 import { createBenchServer } from './bench-server.js';
 import { serveStdio } from '../../transports/stdio.js';
-import { serveWebSocket } from '../../transports/ws/serve-websocket.js';
 import { announceReady, exitOnSignals, parseServerArgs } from './argv.js';
 
 exitOnSignals();
@@ -26,12 +25,14 @@ if (args.transport === 'stdio') {
   const handle = serveStdio(server);
   void handle.closed.then(() => process.exit(0));
 } else if (args.transport === 'ws') {
+  // Imported here, as HTTP below: a stdio run never loads the WebSocket transport (issue 22's peak RSS).
+  const { serveWebSocket } = await import('../../transports/ws/serve-websocket.js');
   // Every bench client is on 127.0.0.1, and the idle scenario holds 10 000 sockets: one address may hold them all.
   const ws = await serveWebSocket(server, { port: args.port, host: '127.0.0.1', maxSockets: 16_384, maxSocketsPerAddress: 16_384 });
   if (ws.url === undefined) throw new Error('serveWebSocket did not report a url');
   announceReady(ws.url);
 } else {
-  // Imported here: rxmcp-http.js brings bench-auth.js and jose, which a stdio or ws run never uses (issue 22's peak RSS).
+  // Imported here: rxmcp-http.js brings bench-auth.js and jose, which a stdio or ws run never uses.
   const { serveRxmcpHttp } = await import('./rxmcp-http.js');
   announceReady(await serveRxmcpHttp(server, args.port, args.flags.has('--auth')));
 }
