@@ -53,18 +53,35 @@ export interface ConnectionGuard {
   stop(): void;
 }
 
-/** One socket: its address, its requests in flight, and the one timeout it waits on (if any). */
+/**
+ * One socket: its address, its requests in flight, and the one timeout it
+ * waits on (if any). What a timeout does is a function of the guard's, given
+ * the socket's state, and the listeners a request needs are made once per
+ * socket and read the request in progress from here: a request on a
+ * keep-alive socket allocates no closure of the guard's.
+ */
 class Tracked implements Expiring {
   /** Requests whose responses have not finished. */
   active = 0;
   entry: DeadlineEntry | undefined = undefined;
   queue: DeadlineQueue | undefined = undefined;
-  onExpire: (() => void) | undefined = undefined;
+  onExpire: ((state: Tracked) => void) | undefined = undefined;
+  /** The response of the request whose body is arriving (a socket reads one body at a time). */
+  bodyResponse: ServerResponse | undefined = undefined;
+  /** Listens for a request's 'end': its body has arrived. */
+  readonly bodyArrived: () => void;
+  /** Listens for a response's 'close': it finished or was abandoned. */
+  readonly responseClosed: () => void;
 
   constructor(
     readonly socket: Socket,
     readonly address: string,
-  ) {}
+    onBodyArrived: (state: Tracked) => void,
+    onResponseClosed: (state: Tracked) => void,
+  ) {
+    this.bodyArrived = () => onBodyArrived(this);
+    this.responseClosed = () => onResponseClosed(this);
+  }
 
   /** The DeadlineQueue's target: the timeout it waited on has passed. */
   expire(): void {
@@ -72,7 +89,7 @@ class Tracked implements Expiring {
     this.entry = undefined;
     this.queue = undefined;
     this.onExpire = undefined;
-    if (onExpire !== undefined && !isTakenOver(this.socket)) onExpire();
+    if (onExpire !== undefined && !isTakenOver(this.socket)) onExpire(this);
   }
 }
 
@@ -107,7 +124,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
   const bodyDue = new DeadlineQueue(scheduler, limits.bodyTimeoutMs, true);
   const idleDue = new DeadlineQueue(scheduler, limits.idleSocketTimeoutMs, true);
 
-  const arm = (state: Tracked, queue: DeadlineQueue, expire: () => void): void => {
+  const arm = (state: Tracked, queue: DeadlineQueue, expire: (state: Tracked) => void): void => {
     disarm(state);
     state.onExpire = expire;
     state.queue = queue;
@@ -132,6 +149,36 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
     socket.destroy();
   };
 
+  const headersTooSlow = ({ socket, address }: Tracked): void => {
+    logger.debug({ address }, 'rxmcp: request headers too slow; socket closed');
+    if (socket.writable) socket.write(REQUEST_TIMEOUT);
+    socket.destroy();
+  };
+
+  const bodyTooSlow = (state: Tracked): void => {
+    const { socket } = state;
+    const res = state.bodyResponse;
+    state.bodyResponse = undefined;
+    logger.debug({ address: state.address }, 'rxmcp: request body too slow; socket closed');
+    if (res === undefined || res.headersSent || res.destroyed) return void socket.destroy();
+    const body = JSON.stringify(transportRefusal(`Request Timeout: the body took longer than ${limits.bodyTimeoutMs} ms to arrive`));
+    res.writeHead(408, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+    res.end(body, () => socket.destroy());
+  };
+
+  const idleTooLong = ({ socket }: Tracked): void => void socket.destroy();
+
+  const bodyArrived = (state: Tracked): void => {
+    state.bodyResponse = undefined;
+    if (state.active > 0) disarm(state);
+  };
+
+  const responseClosed = (state: Tracked): void => {
+    state.active -= 1;
+    if (state.active > 0 || state.socket.destroyed) return;
+    arm(state, idleDue, idleTooLong);
+  };
+
   const onConnection = (socket: Socket): void => {
     const address = addressOf(socket);
     if (address === undefined) return void socket.destroy();
@@ -139,45 +186,31 @@ export function guardConnections(server: Server, limits: ConnectionLimits, sched
     const fromAddress = perAddress.get(address) ?? 0;
     if (fromAddress >= limits.maxSocketsPerAddress) return refuse(socket, address, 'maxSocketsPerAddress');
     perAddress.set(address, fromAddress + 1);
-    const state = new Tracked(socket, address);
+    const state = new Tracked(socket, address, bodyArrived, responseClosed);
     tracked.set(socket, state);
     socket.once('close', () => {
       disarm(state);
+      state.bodyResponse = undefined;
       tracked.delete(socket);
       const left = (perAddress.get(address) ?? 1) - 1;
       if (left === 0) perAddress.delete(address);
       else perAddress.set(address, left);
     });
-    arm(state, headersDue, () => {
-      logger.debug({ address }, 'rxmcp: request headers too slow; socket closed');
-      if (socket.writable) socket.write(REQUEST_TIMEOUT);
-      socket.destroy();
-    });
+    arm(state, headersDue, headersTooSlow);
   };
 
+  // Listeners with `on`, not `once`: each request and response emits these once and is then dropped, so a once wrapper would only cost.
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const socket = req.socket;
-    const state = tracked.get(socket);
+    const state = tracked.get(req.socket);
     if (state === undefined) return;
     state.active += 1;
     disarm(state);
     if (hasBody(req) && !req.complete) {
-      arm(state, bodyDue, () => {
-        logger.debug({ address: state.address }, 'rxmcp: request body too slow; socket closed');
-        if (res.headersSent || res.destroyed) return void socket.destroy();
-        const body = JSON.stringify(transportRefusal(`Request Timeout: the body took longer than ${limits.bodyTimeoutMs} ms to arrive`));
-        res.writeHead(408, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
-        res.end(body, () => socket.destroy());
-      });
-      req.once('end', () => {
-        if (state.active > 0) disarm(state);
-      });
+      state.bodyResponse = res;
+      arm(state, bodyDue, bodyTooSlow);
+      req.on('end', state.bodyArrived);
     }
-    res.once('close', () => {
-      state.active -= 1;
-      if (state.active > 0 || socket.destroyed) return;
-      arm(state, idleDue, () => socket.destroy());
-    });
+    res.on('close', state.responseClosed);
   };
 
   server.on('connection', onConnection);
