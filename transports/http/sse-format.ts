@@ -41,6 +41,11 @@ export function formatSseEvent(event: SseEvent): string {
   return `${text}${dataLines(event.data)}\n`;
 }
 
+/** A priming event: an id, the reconnection delay, empty data (the client can resume from the very start). */
+export function primingEvent(id: string, retryMs: number): SseEvent {
+  return { id, retry: retryMs, data: '' };
+}
+
 export function formatSseComment(comment: string): string {
   return `: ${comment.replace(/[\r\n]+/g, ' ')}\n\n`;
 }

@@ -27,7 +27,9 @@
  * Everything written in one turn of the event loop (the status line and
  * headers included) goes out as one write at the end of the turn: a stream
  * opened, primed, answered and ended in the same turn is one write with a
- * Content-Length, the common case of a POST whose reply is ready at once.
+ * Content-Length. (A POST whose reply is ready at once never gets a writer:
+ * its session sends the same bytes itself, `PostStreamSink` in
+ * streamable-session.ts.)
  * The keep-alive clock starts with the first write, so a stream that ended
  * before it never ticks; the clock is the handler's (keep-alive.ts), one
  * timer for all streams. `end()` while output still waits ends the stream
@@ -37,7 +39,7 @@ import type { SchedulerLike, Subscription } from 'rxjs';
 import type { ResponseSink } from './exchange.js';
 import type { KeepAliveClock } from './keep-alive.js';
 import { ResponsePump } from './response-pump.js';
-import { formatSseComment, formatSseEvent, sseHeaderList, type SseEvent } from './sse-format.js';
+import { formatSseComment, formatSseEvent, primingEvent, sseHeaderList, type SseEvent } from './sse-format.js';
 
 
 /** How a stream ended: we ended it, the peer went away, or it was cut off for not reading. */
@@ -107,7 +109,7 @@ export class SseWriter {
 
   /** The priming event: an id and empty data, with the reconnection delay. */
   prime(id: string, retryMs: number): boolean {
-    return this.event({ id, retry: retryMs, data: '' });
+    return this.event(primingEvent(id, retryMs));
   }
 
   /** Sends an event, or keeps it (or its place in the backlog) while congested; false once the stream is over. */

@@ -43,6 +43,7 @@ import type { McpServer } from '../../streams/mcp-server.js';
 import type { EventStore, Replay } from '../../lib/ports/event-store.js';
 import { isPromiseLike, LaterReplays } from './later-replay.js';
 import type { SseWriter } from './sse-writer.js';
+import { formatSseEvent, primingEvent, type SseEvent } from './sse-format.js';
 import { connectOptionsOf } from '../connect-options.js';
 
 /** Where a JSON-mode POST's reply goes. */
@@ -56,6 +57,27 @@ interface PostStream {
   readonly kind: 'post';
   readonly id: string;
   writer: SseWriter | undefined;
+  /**
+   * While its request is being fed (before any writer exists): the events it
+   * was given, in order; undefined once the stream is on a writer.
+   */
+  early: SseEvent[] | undefined;
+  /** Its reply came (or the session closed) while it was early: the stream is whole. */
+  endedEarly: boolean;
+}
+
+/**
+ * Where a POST's event stream goes. Most replies are ready in the turn their
+ * request is fed (a synchronous tool, a list): such a stream is whole at once
+ * and goes out as one body, with no writer, pump or timer for a turn's work.
+ * Anything still waiting after the turn goes on a writer, as does a stream
+ * `whole` declines.
+ */
+export interface PostStreamSink {
+  /** The whole stream's text (its priming event, events and reply): true when it was sent as one body. */
+  whole(text: string): boolean;
+  /** A writer for the stream, opened (its headers on their way). */
+  open(): SseWriter;
 }
 
 interface JsonSink {
@@ -147,14 +169,25 @@ export class StreamableSession {
     this.protocolVersion = negotiateProtocolVersion(requestedVersion);
   }
 
-  /** A request whose messages and reply go on `writer` (already open), after a priming event. */
-  requestOverSse(message: unknown, requestId: JsonRpcId, writer: SseWriter): void {
-    const stream: PostStream = { kind: 'post', id: this.newStreamId(POST_PREFIX), writer };
+  /**
+   * A request whose messages and reply go on an event stream, after a
+   * priming event: as one body when the reply came in the turn it was fed,
+   * else on a writer the sink opens then (the events so far first).
+   */
+  requestOverSse(message: unknown, requestId: JsonRpcId, sink: PostStreamSink): void {
+    const stream: PostStream = { kind: 'post', id: this.newStreamId(POST_PREFIX), writer: undefined, early: [], endedEarly: false };
     this.awaiting.set(requestKey(requestId), stream);
     this.postStreams.set(stream.id, stream);
-    this.detachOnClose(stream, writer);
-    this.prime(stream, writer);
+    this.prime(stream);
     this.feed(message);
+    const early = stream.early!;
+    stream.early = undefined;
+    if (stream.endedEarly && sink.whole(wholeText(early))) return;
+    const writer = sink.open();
+    for (const event of early) writer.event(event);
+    if (stream.endedEarly) return writer.end();
+    stream.writer = writer;
+    this.detachOnClose(stream, writer);
   }
 
   /** A request answered with one JSON body. */
@@ -197,7 +230,7 @@ export class StreamableSession {
   private openListener(writer: SseWriter): true {
     const stream: GetStream = { kind: 'get', id: this.newStreamId(LISTENER_PREFIX), writer };
     writer.open();
-    this.prime(stream, writer);
+    this.prime(stream);
     this.attachListener(stream);
     return true;
   }
@@ -225,7 +258,7 @@ export class StreamableSession {
     for (const sink of this.awaiting.values()) {
       if (sink.kind === 'json') sink.waiter.abandon('closed');
     }
-    for (const stream of this.postStreams.values()) stream.writer?.end();
+    for (const stream of this.postStreams.values()) this.endStream(stream);
     for (const stream of [...this.listeners]) stream.writer.end();
     this.awaiting.clear();
     this.postStreams.clear();
@@ -264,9 +297,11 @@ export class StreamableSession {
     for (const data of this.backlog.splice(0)) this.emit(stream, data);
   }
 
-  private prime(stream: PostStream | GetStream, writer: SseWriter): void {
+  private prime(stream: PostStream | GetStream): void {
     if (this.protocolVersion < PRIMING_SINCE) return;
-    writer.prime(this.deps.store.append(this.id, stream.id, null), this.deps.retryMs);
+    const id = this.deps.store.append(this.id, stream.id, null);
+    if (stream.kind === 'post' && stream.early !== undefined) stream.early.push(primingEvent(id, this.deps.retryMs));
+    else stream.writer?.prime(id, this.deps.retryMs);
   }
 
   private detachOnClose(stream: PostStream, writer: SseWriter): void {
@@ -319,12 +354,22 @@ export class StreamableSession {
   private emit(stream: PostStream | GetStream, data: string): void {
     const id = this.deps.store.append(this.id, stream.id, data);
     this.laterReplays.sent(stream.id, id, data);
-    stream.writer?.event({ id, data });
+    if (stream.kind === 'post' && stream.early !== undefined) stream.early.push({ id, data });
+    else stream.writer?.event({ id, data });
   }
 
   /** A POST stream's reply is out (or will never come): the stream is over. */
   private finish(stream: PostStream): void {
     this.postStreams.delete(stream.id);
+    this.endStream(stream);
+  }
+
+  /** The stream gets nothing more: its writer ends, or an early stream is whole. */
+  private endStream(stream: PostStream): void {
+    if (stream.early !== undefined) {
+      stream.endedEarly = true;
+      return;
+    }
     const writer = stream.writer;
     stream.writer = undefined;
     writer?.end();
@@ -334,4 +379,10 @@ export class StreamableSession {
     this.streamCount += 1;
     return `${prefix}${this.streamCount}`;
   }
+}
+
+function wholeText(events: readonly SseEvent[]): string {
+  let text = '';
+  for (const event of events) text += formatSseEvent(event);
+  return text;
 }

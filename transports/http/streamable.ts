@@ -33,6 +33,7 @@ import type { HttpContext } from './context.js';
 import { headerOf as header, type RequestHead, type ResponseSink } from './exchange.js';
 import { inboundFor, ownsSession } from './principal-binding.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
+import { sseHeaderList } from './sse-format.js';
 import { scopeGate } from './scope-gate.js';
 import { StreamableSession } from './streamable-session.js';
 import { withJsonBody } from './with-json-body.js';
@@ -160,9 +161,21 @@ function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: 
   }
   if (message.method === 'initialize') session.initializing(message.params?.protocolVersion);
   if (acceptsEventStream(req)) {
-    const writer = ctx.openWriter(res, session.id);
-    writer.open({ 'Mcp-Session-Id': session.id });
-    session.requestOverSse(inbound, message.id, writer);
+    const headers = { 'Mcp-Session-Id': session.id };
+    session.requestOverSse(inbound, message.id, {
+      // The bytes a writer sends for a stream opened and ended in one turn, without one; past the stream bound a writer paces them.
+      whole: (text) => {
+        if (text.length > ctx.options.maxStreamBufferBytes || res.headersSent || res.destroyed) return false;
+        res.writeHead(200, sseHeaderList(headers, Buffer.byteLength(text)));
+        res.end(text);
+        return true;
+      },
+      open: () => {
+        const writer = ctx.openWriter(res, session.id);
+        writer.open(headers);
+        return writer;
+      },
+    });
     return;
   }
   const release = ctx.sessions.hold(session.id);
