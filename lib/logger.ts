@@ -3,12 +3,9 @@
  * writing JSON lines to stderr (stdout is the stdio transport's wire) at
  * `warn`, or at the level `RXMCP_LOG_LEVEL` names, so a crash is seen
  * without any setup. It is made on the first line written: a server that
- * never logs never builds one, and never loads pino either (its dozen
- * modules are about 2.5 MB of a stdio server's resident memory, issue 22),
- * so pino is required then, synchronously, not imported.
+ * never logs never builds one.
  */
-import { createRequire } from 'node:module';
-import type { pino as Pino } from 'pino';
+import { pino } from 'pino';
 
 /** What rxmcp logs through: pino's `debug`, `info`, `warn` and `error` (a pino logger is one). What it throws is swallowed. */
 export interface Logger {
@@ -67,9 +64,7 @@ class StderrLogger implements Logger {
 
   // Synchronous writes: a crash logged just before the process exits is not lost.
   #pino(): Logger {
-    if (this.#sink !== undefined) return this.#sink;
-    const { pino } = createRequire(import.meta.url)('pino') as { pino: typeof Pino };
-    return (this.#sink = pino({ name: 'rxmcp', level: this.#level }, pino.destination({ dest: 2, sync: true })));
+    return (this.#sink ??= pino({ name: 'rxmcp', level: this.#level }, pino.destination({ dest: 2, sync: true })));
   }
 }
 
