@@ -11,8 +11,6 @@ import {
   Subject,
   Subscription,
   auditTime,
-  NEVER,
-  concat,
   filter,
   map,
   of,
@@ -224,7 +222,8 @@ export class McpServer {
     };
     const pushes = state.receive(receive);
     // The one message, then nothing until the exchange ends: its end, not the inbound's, cancels what still runs.
-    const replies = concat(of(message), NEVER).pipe(connection(this.core, origin)).subscribe(safely);
+    // (What concat(of(message), NEVER) says, without its four more subscribers a request.)
+    const replies = new Observable<unknown>((subscriber) => subscriber.next(message)).pipe(connection(this.core, origin)).subscribe(safely);
     return () => {
       replies.unsubscribe();
       state.unreceive(receive, pushes);
