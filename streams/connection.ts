@@ -38,18 +38,44 @@ import type { JsonRpcResponse } from '../lib/protocol/jsonrpc.js';
 import { authenticate } from './stages/authenticate.js';
 import { classifyEnvelope } from './stages/classify-envelope.js';
 import { decideEra } from './stages/decide-era.js';
-import { encode } from './stages/encode.js';
+import { encode, type Encoded } from './stages/encode.js';
+import type { Incoming } from './stages/incoming.js';
 import { replyEach, type OnSourceEnd } from './stages/reply-each.js';
-import { route } from './stages/route.js';
+import { route, type Routed } from './stages/route.js';
 import type { Origin, ServerCore } from './state/server-core.js';
 
+/** The stages that read nothing of a connection but its messages (each message carries its origin). */
+interface ServerStages {
+  readonly classifyEnvelope: OperatorFunction<Incoming, Incoming>;
+  readonly decideEra: OperatorFunction<Incoming, Incoming>;
+  readonly route: OperatorFunction<Incoming, Routed>;
+  readonly encode: OperatorFunction<Routed, Encoded>;
+}
+
+/**
+ * Made once per server and shared by its connections (an operator may be
+ * applied to any number of sources): a stateless transport's connection of
+ * one request (serveOne) builds only the stages that are its own.
+ */
+const serverStages = new WeakMap<ServerCore, ServerStages>();
+
+function stagesOf(core: ServerCore): ServerStages {
+  let stages = serverStages.get(core);
+  if (stages === undefined) {
+    stages = { classifyEnvelope: classifyEnvelope(core), decideEra: decideEra(core), route: route(core), encode: encode(core) };
+    serverStages.set(core, stages);
+  }
+  return stages;
+}
+
 export function connection(core: ServerCore, origin: Origin, onSourceEnd: OnSourceEnd = 'cancel'): OperatorFunction<unknown, JsonRpcResponse> {
+  const stages = stagesOf(core);
   return pipe(
     authenticate(core, origin),
-    classifyEnvelope(core),
-    decideEra(core),
-    route(core),
-    encode(core),
+    stages.classifyEnvelope,
+    stages.decideEra,
+    stages.route,
+    stages.encode,
     replyEach(onSourceEnd, (error) => core.options.logger.error({ connId: origin.connId, err: error }, 'a call failed inside the pipeline')),
   );
 }
