@@ -42,6 +42,21 @@ import { ResponsePump } from './response-pump.js';
 import { formatSseComment, formatSseEvent, primingEvent, sseHeaderList, type SseEvent } from './sse-format.js';
 
 
+/**
+ * An event stream sent whole, as one body with its length: what a writer
+ * sends for a stream opened and ended in one turn, and what a session sends
+ * for a POST answered in the turn it was fed (without a writer).
+ */
+export function sendWholeStream(res: ResponseSink, headers: Readonly<Record<string, string>>, text: string): void {
+  res.writeHead(200, sseHeaderList(headers, Buffer.byteLength(text)));
+  endWith(res, text);
+}
+
+function endWith(res: ResponseSink, text: string): void {
+  if (text === '') res.end();
+  else res.end(text);
+}
+
 /** How a stream ended: we ended it, the peer went away, or it was cut off for not reading. */
 export type SseCloseReason = 'ended' | 'peer-gone' | 'cut-off';
 
@@ -135,12 +150,9 @@ export class SseWriter {
     const headers = this.headers;
     this.headers = undefined;
     this.settle('ended');
-    if (headers !== undefined && !this.res.headersSent) {
-      // Nothing went out yet: the whole stream is this one body.
-      this.res.writeHead(200, sseHeaderList(headers, Buffer.byteLength(text)));
-    }
-    if (text === '') this.res.end();
-    else this.res.end(text);
+    // Nothing went out yet: the whole stream is this one body.
+    if (headers !== undefined && !this.res.headersSent) return sendWholeStream(this.res, headers, text);
+    endWith(this.res, text);
   }
 
   /** Called once, with how the stream ended. */

@@ -33,7 +33,7 @@ import type { HttpContext } from './context.js';
 import { headerOf as header, type RequestHead, type ResponseSink } from './exchange.js';
 import { inboundFor, ownsSession } from './principal-binding.js';
 import { refuse, sendEmpty, sendJson } from './responses.js';
-import { sseHeaderList } from './sse-format.js';
+import { sendWholeStream } from './sse-writer.js';
 import { scopeGate } from './scope-gate.js';
 import { StreamableSession } from './streamable-session.js';
 import { withJsonBody } from './with-json-body.js';
@@ -163,11 +163,10 @@ function postBody(ctx: HttpContext, req: RequestHead, res: ResponseSink, value: 
   if (acceptsEventStream(req)) {
     const headers = { 'Mcp-Session-Id': session.id };
     session.requestOverSse(inbound, message.id, {
-      // The bytes a writer sends for a stream opened and ended in one turn, without one; past the stream bound a writer paces them.
+      // Past the stream bound a writer paces the bytes.
       whole: (text) => {
         if (text.length > ctx.options.maxStreamBufferBytes || res.headersSent || res.destroyed) return false;
-        res.writeHead(200, sseHeaderList(headers, Buffer.byteLength(text)));
-        res.end(text);
+        sendWholeStream(res, headers, text);
         return true;
       },
       open: () => {
