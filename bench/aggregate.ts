@@ -28,6 +28,8 @@ export const BASE_METRICS: readonly Metric[] = [
   { label: 'p50 ms', digits: 2, get: (m) => m.p50Ms },
   { label: 'p99 ms', digits: 2, get: (m) => m.p99Ms },
   { label: 'CPU µs/call', digits: 1, get: (m) => m.cpuUsPerCall },
+  // The part of the CPU on V8's compiler and GC helper threads: what a server still compiling its hot code spends.
+  { label: 'of it helper threads', digits: 1, get: (m) => m.helperCpuUsPerCall },
   { label: 'peak RSS MB', digits: 1, get: (m) => (m.peakRssKb === undefined ? undefined : m.peakRssKb / 1024) },
 ];
 

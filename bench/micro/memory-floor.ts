@@ -1,0 +1,95 @@
+/**
+ * Where a stdio echo server's resident memory comes from, layer by layer
+ * (issue 22's peak RSS goal): a Node process that loads only what the layer
+ * names, then the three bench servers after their first answer. Each
+ * process is started on its own, left 300 ms to settle, and read from
+ * /proc/<pid>/status (VmRSS) with no GC forced; the table has the median of
+ * the rounds and each layer's difference from the one above it.
+ *
+ *   npm run build && node dist/bench/micro/memory-floor.js [--rounds N]
+ *
+ * The layers are cumulative: rxjs; then ajv with the formats and one
+ * JSON Schema compiled, and a pino logger (the other libraries a stdio
+ * server loads); then rxmcp's public entry. The servers' rows are what
+ * `npm run bench` starts, idle after `initialize`. A server's peak under
+ * load adds the young generation V8 grows as it runs (about 5 to 9 MB for
+ * every server of the bench), which no layer here shows.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { rssKb } from '../driver/proc-stats.js';
+import { median } from '../driver/stats.js';
+import { option } from './option.js';
+
+const dist = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const rounds = Number(option('--rounds', '3'));
+
+/** What a layer's process runs: an ES module body (its imports resolve from the package's folder), or a server to initialize. */
+type Layer = { readonly name: string; readonly code: string } | { readonly name: string; readonly server: string };
+
+const LIBRARIES = `
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  const { default: addFormats } = await import('ajv-formats');
+  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, logger: false }));
+  globalThis.keep = [ajv.compile({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] })];
+  const { pino } = await import('pino');
+  globalThis.keep.push(pino({ level: 'info' }, process.stderr));`;
+
+const LAYERS: readonly Layer[] = [
+  { name: 'node, nothing loaded', code: '' },
+  { name: '+ rxjs', code: `await import('rxjs');` },
+  { name: '+ ajv (one schema compiled), pino', code: `await import('rxjs');${LIBRARIES}` },
+  { name: "+ rxmcp's public entry", code: `await import('rxjs');${LIBRARIES}\n  await import(${JSON.stringify(join(dist, 'lib/index.js'))});` },
+  { name: 'limit server (plain Node), initialized', server: 'limit' },
+  { name: 'rxmcp echo server, initialized', server: 'rxmcp' },
+  { name: 'SDK v1 echo server, initialized', server: 'sdk-reference' },
+];
+
+const INITIALIZE = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'memory-floor', version: '1' } },
+})}\n`;
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts the layer's process, waits until it is ready and has settled, reads its RSS in KiB, and ends it. */
+async function residentKb(layer: Layer): Promise<number> {
+  const child =
+    'code' in layer
+      ? spawn(process.execPath, ['--input-type=module', '-e', `${layer.code}\nprocess.stdout.write('ready\\n');\nsetInterval(() => {}, 1000);`], {
+          cwd: dist,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        })
+      : spawn(process.execPath, [join(dist, 'bench/servers', `${layer.server}.js`), '--transport', 'stdio'], { cwd: dist, stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    const ready = new Promise<void>((resolve, reject) => {
+      child.stdout!.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`${layer.name}: exited with ${code} before it was ready`)));
+    });
+    if ('server' in layer) child.stdin!.write(INITIALIZE);
+    await ready;
+    await settle(300);
+    const kb = rssKb(child.pid!);
+    if (kb === undefined) throw new Error(`${layer.name}: no /proc reading (Linux only)`);
+    return kb;
+  } finally {
+    child.kill();
+  }
+}
+
+const rows: { name: string; mb: number }[] = [];
+for (const layer of LAYERS) {
+  const readings: number[] = [];
+  for (let round = 0; round < rounds; round++) readings.push(await residentKb(layer));
+  rows.push({ name: layer.name, mb: median(readings)! / 1024 });
+}
+
+console.log(`| process (median of ${rounds}) | RSS MB | over the row above |`);
+console.log('| --- | ---: | ---: |');
+rows.forEach((row, i) => {
+  const cumulative = i > 0 && i < 4;
+  console.log(`| ${row.name} | ${row.mb.toFixed(1)} | ${cumulative ? `+${(row.mb - rows[i - 1]!.mb).toFixed(1)}` : ''} |`);
+});
