@@ -11,6 +11,7 @@ import type { Measurement } from './driver/measurement.js';
 import { runEcho } from './driver/scenarios/echo.js';
 import { runHttpSessions } from './driver/scenarios/http-sessions.js';
 import { runSleepBurst } from './driver/scenarios/sleep-burst.js';
+import { runStdioStart } from './driver/scenarios/stdio-start.js';
 import { runWsIdle } from './driver/scenarios/ws-idle.js';
 import type { ServerKind, Target, Wire } from './driver/targets.js';
 
@@ -146,6 +147,15 @@ export const SCENARIOS: readonly Scenario[] = [
     '1000 outstanding `sleep 50` calls on a stdio server after 20,000 warm-up sleep calls (bursts of 1000); latency p50/p99 per call',
     20_000,
   ),
+  {
+    name: 'stdio-start',
+    title:
+      'a stdio server started from nothing, 20 times, as an MCP host starts one: p50/p99 = spawn to its first answer (initialize; the limit server has no handshake and answers an echo), first call = the tools/call after it; CPU and RSS are the process\'s at its first answer (a call = a start)',
+    wire: 'stdio',
+    servers: ['sdk', 'rxmcp', 'limit'],
+    extraColumns: [{ key: 'firstCallMs', label: 'first call ms', digits: 2 }],
+    run: (target, quick) => runStdioStart(target, { starts: quick ? 5 : 20 }),
+  },
   {
     name: 'http-sessions-200',
     title: '200 Streamable HTTP sessions initialized at once, then one echo call on each at once (CPU/call covers both phases)',

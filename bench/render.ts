@@ -77,7 +77,7 @@ export function renderMarkdown(info: RunInfo, summaries: readonly ScenarioSummar
     '',
     `${info.startedAt}, ${info.machine}; ${info.rounds} round(s)${info.quick ? ' (--quick)' : ''}, ${info.durationS.toFixed(0)} s.`,
     'Medians over rounds; ratio rows are medians of per-round ratios (calls/s: higher is better; latency, CPU, RSS: lower is better).',
-    'CPU and RSS are the server process only (/proc). In ws-idle-10k a call is a connect + initialize.',
+    'CPU and RSS are the server process only (/proc). In ws-idle-10k a call is a connect + initialize; in stdio-start it is a process start up to its first answer.',
     '',
   ];
   return [...header, ...summaries.flatMap(scenarioTable), ...goalsTable(summaries, info.quick)].join('\n');
