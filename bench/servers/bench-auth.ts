@@ -10,7 +10,7 @@
 import { createServer as createNodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { jwtBearer, type Authenticator, type McpServer } from '../../lib/index.js';
+import { jwtBearer, type Authenticator, type McpServer } from 'rxmcp';
 
 export interface BenchAuth {
   readonly authenticator: Authenticator;

@@ -7,7 +7,7 @@
  * so the network boot guards let HTTP and WebSocket start.
  */
 import { map, timer } from 'rxjs';
-import { allowAll, createServer, Registry, type McpServer } from '../../lib/index.js';
+import { allowAll, createServer, Registry, type McpServer } from 'rxmcp';
 import { registerEcho, registerModernSizedEcho } from './echo-tool.js';
 
 export interface BenchServerOptions {

@@ -16,9 +16,9 @@
  * per principal, so the bench's one peer is not the cap): an acquire and a
  * release on every call. Prints `READY <url>`.
  */
-import { allowAll, allowlist, createServer, Registry, ToolError, type ServerOptions } from '../../lib/index.js';
-import { redisCluster } from '../../cluster/redis/cluster.js';
-import { serveHttp } from '../../transports/http/serve.js';
+import { allowAll, allowlist, createServer, Registry, ToolError, type ServerOptions } from 'rxmcp';
+import { redisCluster } from 'rxmcp/redis';
+import { serveHttp } from 'rxmcp/transports';
 import { announceReady } from './argv.js';
 
 function valueOf(argv: readonly string[], name: string): string | undefined {

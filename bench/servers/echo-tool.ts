@@ -1,6 +1,5 @@
 /** The benchmarks' `echo` tool, the same in every rxmcp server and micro benchmark so their numbers compare. */
-import { ToolError, type Registry } from '../../lib/index.js';
-import { PACKAGE_VERSION } from '../../lib/version.js';
+import { PACKAGE_VERSION, ToolError, type Registry } from 'rxmcp';
 
 const ECHO_INPUT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
 

@@ -5,8 +5,8 @@
  * bearer token (bench-auth.ts), the endpoint requires the token's scope, and
  * the URL carries the driver's token in its fragment.
  */
-import type { McpServer } from '../../lib/index.js';
-import { serveHttp } from '../../transports/http/serve.js';
+import type { McpServer } from 'rxmcp';
+import { serveHttp } from 'rxmcp/transports';
 import { BENCH_SCOPE, benchAuth } from './bench-auth.js';
 
 const AUDIENCE = 'rxmcp-bench';

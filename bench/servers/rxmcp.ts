@@ -1,5 +1,7 @@
 /**
- * The same two tools as the SDK reference, on rxmcp (bench-server.ts).
+ * The same two tools as the SDK reference, on rxmcp (bench-server.ts),
+ * imported by the package's names (`rxmcp`, `rxmcp/transports`) as a
+ * user's server imports them: package.json's entry points, the bundle.
  *
  *   node dist/bench/servers/rxmcp.js --transport stdio|http|ws [--port N] [--max-in-flight N] [--auth]
  *
@@ -12,7 +14,7 @@
  *   verified (see bench-auth.ts); the READY URL's fragment holds the token.
  */
 import { createBenchServer } from './bench-server.js';
-import { serveStdio } from '../../transports/stdio.js';
+import { serveStdio, serveWebSocket } from 'rxmcp/transports';
 import { announceReady, exitOnSignals, parseServerArgs } from './argv.js';
 
 exitOnSignals();
@@ -25,8 +27,6 @@ if (args.transport === 'stdio') {
   const handle = serveStdio(server);
   void handle.closed.then(() => process.exit(0));
 } else if (args.transport === 'ws') {
-  // Imported here, as HTTP below: a stdio run never loads the WebSocket transport (issue 22's peak RSS).
-  const { serveWebSocket } = await import('../../transports/ws/serve-websocket.js');
   // Every bench client is on 127.0.0.1, and the idle scenario holds 10 000 sockets: one address may hold them all.
   const ws = await serveWebSocket(server, { port: args.port, host: '127.0.0.1', maxSockets: 16_384, maxSocketsPerAddress: 16_384 });
   if (ws.url === undefined) throw new Error('serveWebSocket did not report a url');

@@ -71,11 +71,12 @@ describe('the floor plan', () => {
 
 /** The package's entry points, from package.json `exports`: the only files that re-export another module's names. */
 function entryPoints(): Set<string> {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import?: { default?: string } } | string> };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import?: { types?: string } } | string> };
   const entries = new Set<string>();
+  // The code is bundled (dist/bundle); the typings name the module each entry point is made from.
   for (const target of Object.values(pkg.exports)) {
-    const file = typeof target === 'string' ? target : target.import?.default;
-    if (file?.startsWith('./dist/') === true) entries.add(file.slice('./dist/'.length).replace(/\.js$/, '.ts'));
+    const file = typeof target === 'string' ? undefined : target.import?.types;
+    if (file?.startsWith('./dist/') === true) entries.add(file.slice('./dist/'.length).replace(/\.d\.ts$/, '.ts'));
   }
   return entries;
 }

@@ -35,7 +35,7 @@ interface Packed {
 let work: string;
 let consumer: string;
 let packed: Packed;
-let manifest: { dependencies: Record<string, string>; repository: { url: string }; exports: Record<string, unknown> };
+let manifest: { dependencies: Record<string, string>; repository: { url: string }; exports: Record<string, unknown>; bin: { rxmcp: string } };
 
 const CONSUMER_SERVER = `
 import { createServer, Registry, ToolError, type CallCompletedEvent, type ServerEvent, type ServerOptions } from 'rxmcp';
@@ -149,20 +149,22 @@ afterAll(() => {
 describe('the tarball', () => {
   test('holds the library, the CLI, the LICENSE and the README, and no source maps, benchmarks or demo servers', () => {
     const paths = packed.files.map((f) => f.path);
-    for (const needed of ['LICENSE', 'README.md', 'package.json', 'esm-only.cjs', 'dist/esm-only/index.d.cts', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/transports/index.js', 'dist/transports/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/cluster/redis/index.js', 'dist/cluster/redis/index.d.ts', 'dist/examples/cli/rxmcp.js']) {
+    for (const needed of ['LICENSE', 'README.md', 'package.json', 'esm-only.cjs', 'dist/esm-only/index.d.cts', 'dist/bundle/lib/index.js', 'dist/lib/index.d.ts', 'dist/bundle/transports/index.js', 'dist/transports/index.d.ts', 'dist/bundle/testing/index.js', 'dist/testing/index.d.ts', 'dist/bundle/cluster/redis/index.js', 'dist/cluster/redis/index.d.ts', 'dist/bundle/examples/cli/rxmcp.js']) {
       expect(paths).toContain(needed);
     }
     expect(paths.filter((p) => p.endsWith('.map'))).toStrictEqual([]);
-    expect(paths.filter((p) => /^dist\/(bench|test)\/|^dist\/examples\/(?!cli\/)/.test(p))).toStrictEqual([]);
+    expect(paths.filter((p) => /^dist\/(bundle\/)?(bench|test)\/|^dist\/(bundle\/)?examples\/(?!cli\/)/.test(p))).toStrictEqual([]);
+    // The code is the bundle only: the modules tsc wrote one by one stay out, their typings stay in.
+    expect(paths.filter((p) => p.endsWith('.js') && !p.startsWith('dist/bundle/'))).toStrictEqual([]);
     expect(readFileSync(join(consumer, 'node_modules', 'rxmcp', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 rxmcp contributors/);
-    // Only the library (JS about 1025 kB with its comments, .d.ts about 605 kB with every export's doc comment,
-    // the README's front page about 13 kB, the guides in docs/ staying in the repository: two eras, auth,
+    // Only the library (the bundled JS about 712 kB, .d.ts about 604 kB with every export's doc comment,
+    // the README's front page about 14 kB, the guides in docs/ staying in the repository: two eras, auth,
     // middleware, typed tools, bindings and observable resources, the framework adapters, the Redis cluster
-    // stores, tasks, MCP Apps, the test kit, the CommonJS typings stubs; about 1.65 MB in all on 2026-12-05):
+    // stores, tasks, MCP Apps, the test kit, the CommonJS typings stubs; about 1.34 MB in all on 2026-12-05):
     // no maps, benchmarks or demos, each of which is hundreds of kB; a jump past this is a leak. The README's
     // "The package" states the size, and test/package/readme-facts.test.ts holds it to npm pack's.
-    expect(packed.unpackedSize).toBeGreaterThan(1_200_000);
-    expect(packed.unpackedSize).toBeLessThan(1_800_000);
+    expect(packed.unpackedSize).toBeGreaterThan(1_100_000);
+    expect(packed.unpackedSize).toBeLessThan(1_600_000);
   });
 
   test('every README link resolves: relative ones to a file in the tarball, repository ones to a file in this repository', () => {
@@ -252,7 +254,8 @@ describe('a strict NodeNext project using the tarball', () => {
   }, 30_000);
 
   test('the rxmcp bin runs from the installed package', async () => {
-    const { stdout } = await run(process.execPath, [join(consumer, 'node_modules', 'rxmcp', 'dist', 'examples', 'cli', 'rxmcp.js'), '--help'], {
+    // The file package.json's bin names, as npm links it.
+    const { stdout } = await run(process.execPath, [join(consumer, 'node_modules', 'rxmcp', manifest.bin.rxmcp), '--help'], {
       cwd: consumer,
       timeout: 15_000,
     });

@@ -97,7 +97,7 @@ beforeAll(() => {
 describe('a stdio server through the package entry points', () => {
   test('loads neither ws nor jose', async () => {
     const modules = await loadedBy();
-    expect(modules.some((module) => module.endsWith('/dist/transports/index.js')), 'the tracker saw the entry point').toBe(true);
+    expect(modules.some((module) => module.endsWith('/dist/bundle/transports/index.js')), 'the tracker saw the entry point').toBe(true);
     expect(includesPackage(modules, 'rxjs'), 'the tracker saw rxjs').toBe(true);
     expect(includesPackage(modules, 'ws')).toBe(false);
     expect(includesPackage(modules, 'jose')).toBe(false);
