@@ -8,12 +8,15 @@
  * `validate` (which may answer later, and whose output value is what the
  * handler gets) and is listed as the JSON Schema its library converts it to.
  * Either must have `type: "object"` at its root: clients refuse a tools/list
- * holding anything else, so registration refuses it first.
+ * holding anything else, so registration refuses it first. A raw schema is
+ * checked against its draft's meta-schema before it is compiled: in the
+ * package's bundle by validators made at build time (meta-schema-validators.ts).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ConfigError } from './errors.js';
+import { PRECOMPILED_META_VALIDATORS } from './meta-schema-validators.js';
 import { describeIssues, isStandardSchema, type StandardResult, type StandardSchemaV1 } from './standard-schema.js';
 import type { ToolDef, ToolJsonSchemas } from './tool-def.js';
 
@@ -44,6 +47,24 @@ interface Prepared {
 
 function isDraft07(schema: Record<string, unknown>): boolean {
   return typeof schema.$schema === 'string' && schema.$schema.includes('draft-07');
+}
+
+/** The `$id` of each meta-schema, as ajv keys it (no trailing `#`). */
+const DRAFT_2020_META = 'https://json-schema.org/draft/2020-12/schema';
+const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
+
+/**
+ * The build's validator for the meta-schema ajv would check this schema
+ * against, or undefined where there is none: no precompiled validators (the
+ * source), or a `$schema` naming another meta-schema, which ajv resolves
+ * (and refuses when it does not know it).
+ */
+function precompiledMetaCheck(schema: Record<string, unknown>): ValidateFunction | undefined {
+  // A `$schema` that is not a string gets ajv's own words for it.
+  if (PRECOMPILED_META_VALIDATORS === null || (schema.$schema !== undefined && typeof schema.$schema !== 'string')) return undefined;
+  const named = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
+  if (isDraft07(schema)) return named === DRAFT_07_META ? PRECOMPILED_META_VALIDATORS.draft07 : undefined;
+  return named === undefined || named === DRAFT_2020_META ? PRECOMPILED_META_VALIDATORS.draft2020 : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -78,6 +99,21 @@ function noConverter(vendor: string): string {
   if (vendor === 'valibot') return 'wrap it with toStandardJsonSchema() from @valibot/to-json-schema';
   if (vendor === 'zod') return 'use zod 4.2 or newer, or pass new Registry({ toJsonSchema: (schema, io) => ... })';
   return 'pass new Registry({ toJsonSchema: (schema, io) => ... }) with its library\'s converter';
+}
+
+/**
+ * Throws as ajv's compile does on a schema its meta-schema refuses ("schema
+ * is invalid: data/required must be array", every error named): through
+ * the build's validator when there is one, else through ajv, which compiles
+ * the meta-schema the first time.
+ */
+function checkAgainstMeta(ajv: AjvInstance, body: Record<string, unknown>): void {
+  const precompiled = precompiledMetaCheck(body);
+  if (precompiled === undefined) {
+    ajv.validateSchema(body, true);
+    return;
+  }
+  if (!precompiled(body)) throw new Error(`schema is invalid: ${ajv.errorsText(precompiled.errors)}`);
 }
 
 /** One per registry, so two servers never share compiled state. */
@@ -126,7 +162,8 @@ export class SchemaCompiler {
   }
 
   private instance(schema: Record<string, unknown>): AjvInstance {
-    const options = { strict: false, allErrors: true, logger: false as const };
+    // The schema is checked against its meta-schema before it is compiled (checkAgainstMeta), not by compile.
+    const options = { strict: false, allErrors: true, logger: false as const, validateSchema: false };
     if (isDraft07(schema)) return (this.draft07 ??= addFormats(new Ajv(options)) as Ajv);
     return (this.draft2020 ??= addFormats(new Ajv2020(options)) as Ajv2020);
   }
@@ -137,6 +174,7 @@ export class SchemaCompiler {
     try {
       // Compiled without its $id so two tools may reuse one; the original stays untouched for tools/list.
       const { $id: _id, ...body } = schema;
+      checkAgainstMeta(ajv, body);
       validate = ajv.compile(body);
     } catch (error) {
       throw new TypeError(`tool ${tool} has an invalid ${field}: ${(error as Error).message}`);

@@ -11,6 +11,10 @@
 // modules under dist/ stay as tsc wrote them, for the repository's own
 // programs (the demo, the bench, the conformance server) and for reading.
 //
+// The bundle also carries the JSON Schema meta-schemas' validators, generated
+// here (scripts/meta-schema-validators.mjs) instead of compiled by ajv when a
+// server registers its first tool.
+//
 // Run by `npm run build`, after tsc. No source maps (the tarball carries
 // none): the bundle keeps every function's and class's name, and the typings
 // under dist/ keep every doc comment.
@@ -18,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { metaSchemaValidatorsPlugin } from './meta-schema-validators.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -60,4 +65,6 @@ await build({
   packages: 'external',
   legalComments: 'none',
   logLevel: 'warning',
+  // The JSON Schema meta-schemas' validators, generated now instead of compiled at a server's start.
+  plugins: [metaSchemaValidatorsPlugin(ROOT)],
 });
