@@ -6,20 +6,25 @@
  * /proc/<pid>/status (VmRSS) with no GC forced; the table has the median of
  * the rounds and each layer's difference from the one above it.
  *
- *   npm run build && node dist/bench/micro/memory-floor.js [--rounds N]
+ *   npm run build && node dist/bench/micro/memory-floor.js [--rounds N] [--no-load]
  *
  * The layers are cumulative: rxjs; then ajv with the formats and one
  * JSON Schema compiled, and a pino logger (the other libraries a stdio
  * server loads); then rxmcp's two entry points a stdio server imports. The servers' rows are what
  * `npm run bench` starts, idle after `initialize`. A server's peak under
- * load adds the young generation V8 grows as it runs (about 5 to 9 MB for
- * every server of the bench), which no layer here shows.
+ * load adds what V8's heap grows to as it runs, which no idle process
+ * shows: the second table is the peak (VmHWM) under the stdio echo at 16
+ * outstanding (20,000 calls after 2,000, the bench's stdio-echo-c16) of the
+ * limit server, of the same with rxmcp's dependencies loaded and nothing of
+ * rxmcp (servers/dependency-floor.ts), of rxmcp and of SDK v1.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { rssKb } from '../driver/proc-stats.js';
+import { runEcho } from '../driver/scenarios/echo.js';
 import { median } from '../driver/stats.js';
+import { target, type Target } from '../driver/targets.js';
 import { option } from './option.js';
 
 const dist = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -95,3 +100,28 @@ rows.forEach((row, i) => {
   const cumulative = i > 0 && i < 4;
   console.log(`| ${row.name} | ${row.mb.toFixed(1)} | ${cumulative ? `+${(row.mb - rows[i - 1]!.mb).toFixed(1)}` : ''} |`);
 });
+
+if (!process.argv.includes('--no-load')) {
+  const floorServer: Target = {
+    kind: 'limit',
+    wire: 'stdio',
+    mcp: false,
+    command: { argv: ['node', join(dist, 'bench/servers/dependency-floor.js'), '--transport', 'stdio'], wire: 'stdio' },
+  };
+  const loaded: readonly { name: string; target: Target }[] = [
+    { name: 'limit server (plain Node)', target: target('limit', 'stdio') },
+    { name: 'limit server with rxjs, ajv (one schema compiled) and pino loaded', target: floorServer },
+    { name: 'rxmcp echo server', target: target('rxmcp', 'stdio') },
+    { name: 'SDK v1 echo server', target: target('sdk', 'stdio') },
+  ];
+  console.log('');
+  console.log(`| under the stdio echo at 16 outstanding (median of ${rounds}) | peak RSS MB |`);
+  console.log('| --- | ---: |');
+  for (const { name, target: server } of loaded) {
+    const peaks: (number | undefined)[] = [];
+    for (let round = 0; round < rounds; round++) {
+      peaks.push((await runEcho(server, { concurrency: 16, calls: 20_000, warmup: 2_000, maxMs: 15_000 })).peakRssKb);
+    }
+    console.log(`| ${name} | ${(median(peaks)! / 1024).toFixed(1)} |`);
+  }
+}
