@@ -23,6 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { rssKb } from '../driver/proc-stats.js';
 import { runEcho } from '../driver/scenarios/echo.js';
+import { firstAnswer } from '../driver/scenarios/stdio-start.js';
+import { startServer } from '../driver/server-process.js';
 import { median } from '../driver/stats.js';
 import { target, type Target } from '../driver/targets.js';
 import { option } from './option.js';
@@ -30,60 +32,55 @@ import { option } from './option.js';
 const dist = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const rounds = Number(option('--rounds', '3'));
 
-/** What a layer's process runs: an ES module body (its imports resolve from the package's folder), or a server to initialize. */
-type Layer = { readonly name: string; readonly code: string } | { readonly name: string; readonly server: string };
+/** What a layer's process runs: an ES module body (its imports resolve from the package's folder), or a bench server, once it has answered. */
+type Layer = { readonly name: string; readonly code: string } | { readonly name: string; readonly server: Target };
 
-const LIBRARIES = `
-  const { Ajv2020 } = await import('ajv/dist/2020.js');
-  const { default: addFormats } = await import('ajv-formats');
-  // As the library's bundle runs it: the meta-schema check is generated at build time, not compiled here.
-  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, logger: false, validateSchema: false }));
-  globalThis.keep = [ajv.compile({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] })];
-  const { pino } = await import('pino');
-  globalThis.keep.push(pino({ level: 'info' }, process.stderr));`;
+const DEPENDENCIES = `await import(${JSON.stringify(join(dist, 'bench/servers/dependencies.js'))});`;
 
 const LAYERS: readonly Layer[] = [
   { name: 'node, nothing loaded', code: '' },
   { name: '+ rxjs', code: `await import('rxjs');` },
-  { name: '+ ajv (one schema compiled), pino', code: `await import('rxjs');${LIBRARIES}` },
+  { name: '+ ajv (one schema compiled), pino', code: DEPENDENCIES },
   // By the package's names, as a user's server imports them (the bundle); the eval runs inside the package's folder.
-  { name: "+ rxmcp and rxmcp/transports", code: `await import('rxjs');${LIBRARIES}\n  await import('rxmcp');\n  await import('rxmcp/transports');` },
-  { name: 'limit server (plain Node), initialized', server: 'limit' },
-  { name: 'rxmcp echo server, initialized', server: 'rxmcp' },
-  { name: 'SDK v1 echo server, initialized', server: 'sdk-reference' },
+  { name: '+ rxmcp and rxmcp/transports', code: `${DEPENDENCIES}\n  await import('rxmcp');\n  await import('rxmcp/transports');` },
+  { name: 'limit server (plain Node), initialized', server: target('limit', 'stdio') },
+  { name: 'rxmcp echo server, initialized', server: target('rxmcp', 'stdio') },
+  { name: 'SDK v1 echo server, initialized', server: target('sdk', 'stdio') },
 ];
-
-const INITIALIZE = `${JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'memory-floor', version: '1' } },
-})}\n`;
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The layer's process, ready: the module body has run, or the server has answered. Ended by `stop`. */
+async function started(layer: Layer): Promise<{ pid: number; stop(): Promise<void> }> {
+  if ('server' in layer) {
+    const server = await startServer(layer.server.command);
+    await firstAnswer(layer.server, server).catch(async (error: unknown) => {
+      await server.stop();
+      throw error;
+    });
+    return server;
+  }
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `${layer.code}\nprocess.stdout.write('ready\\n');\nsetInterval(() => {}, 1000);`], {
+    cwd: dist,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${layer.name}: exited with ${code} before it was ready`)));
+  });
+  return { pid: child.pid!, stop: async () => void child.kill() };
+}
+
 /** Starts the layer's process, waits until it is ready and has settled, reads its RSS in KiB, and ends it. */
 async function residentKb(layer: Layer): Promise<number> {
-  const child =
-    'code' in layer
-      ? spawn(process.execPath, ['--input-type=module', '-e', `${layer.code}\nprocess.stdout.write('ready\\n');\nsetInterval(() => {}, 1000);`], {
-          cwd: dist,
-          stdio: ['ignore', 'pipe', 'inherit'],
-        })
-      : spawn(process.execPath, [join(dist, 'bench/servers', `${layer.server}.js`), '--transport', 'stdio'], { cwd: dist, stdio: ['pipe', 'pipe', 'inherit'] });
+  const running = await started(layer);
   try {
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout!.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`${layer.name}: exited with ${code} before it was ready`)));
-    });
-    if ('server' in layer) child.stdin!.write(INITIALIZE);
-    await ready;
     await settle(300);
-    const kb = rssKb(child.pid!);
+    const kb = rssKb(running.pid);
     if (kb === undefined) throw new Error(`${layer.name}: no /proc reading (Linux only)`);
     return kb;
   } finally {
-    child.kill();
+    await running.stop();
   }
 }
 

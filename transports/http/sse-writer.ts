@@ -39,7 +39,7 @@ import type { SchedulerLike, Subscription } from 'rxjs';
 import type { ResponseSink } from './exchange.js';
 import type { KeepAliveClock } from './keep-alive.js';
 import { ResponsePump } from './response-pump.js';
-import { formatSseComment, formatSseEvent, primingEvent, sseHeaderList, type SseEvent } from './sse-format.js';
+import { formatSseComment, formatSseEvent, sseHeaderList, type SseEvent } from './sse-format.js';
 
 
 /**
@@ -120,11 +120,6 @@ export class SseWriter {
     if (this.closed || this.headers !== undefined || this.res.headersSent) return;
     this.headers = headers;
     this.queueFlush();
-  }
-
-  /** The priming event: an id and empty data, with the reconnection delay. */
-  prime(id: string, retryMs: number): boolean {
-    return this.event(primingEvent(id, retryMs));
   }
 
   /** Sends an event, or keeps it (or its place in the backlog) while congested; false once the stream is over. */

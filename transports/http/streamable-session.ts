@@ -299,9 +299,13 @@ export class StreamableSession {
 
   private prime(stream: PostStream | GetStream): void {
     if (this.protocolVersion < PRIMING_SINCE) return;
-    const id = this.deps.store.append(this.id, stream.id, null);
-    if (stream.kind === 'post' && stream.early !== undefined) stream.early.push(primingEvent(id, this.deps.retryMs));
-    else stream.writer?.prime(id, this.deps.retryMs);
+    this.deliver(stream, primingEvent(this.deps.store.append(this.id, stream.id, null), this.deps.retryMs));
+  }
+
+  /** An event onto a stream: kept while its POST is still being fed (no writer yet), else on its writer. */
+  private deliver(stream: PostStream | GetStream, event: SseEvent): void {
+    if (stream.kind === 'post' && stream.early !== undefined) stream.early.push(event);
+    else stream.writer?.event(event);
   }
 
   private detachOnClose(stream: PostStream, writer: SseWriter): void {
@@ -354,8 +358,7 @@ export class StreamableSession {
   private emit(stream: PostStream | GetStream, data: string): void {
     const id = this.deps.store.append(this.id, stream.id, data);
     this.laterReplays.sent(stream.id, id, data);
-    if (stream.kind === 'post' && stream.early !== undefined) stream.early.push({ id, data });
-    else stream.writer?.event({ id, data });
+    this.deliver(stream, { id, data });
   }
 
   /** A POST stream's reply is out (or will never come): the stream is over. */

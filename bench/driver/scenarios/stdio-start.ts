@@ -9,7 +9,8 @@
 import { measure, type Measurement } from '../measurement.js';
 import { openClient } from '../open-client.js';
 import { cpuSeconds, helperCpuSeconds, peakRssKb } from '../proc-stats.js';
-import { startServer } from '../server-process.js';
+import type { RpcClient } from '../rpc-client.js';
+import { startServer, type RunningServer } from '../server-process.js';
 import { median } from '../stats.js';
 import type { Target } from '../targets.js';
 import { callTool, ECHO_ARGS } from '../tool-call.js';
@@ -26,13 +27,22 @@ interface OneStart {
   readonly peakRssKb: number | undefined;
 }
 
+/**
+ * A client of a server just started, once the server has answered for the
+ * first time: initialize for an MCP server; the limit server, which has no
+ * handshake, answers an echo.
+ */
+export async function firstAnswer(target: Target, server: RunningServer): Promise<RpcClient> {
+  const client = await openClient(target, server);
+  if (!target.mcp) await callTool(client, 'echo', ECHO_ARGS);
+  return client;
+}
+
 async function startOnce(target: Target): Promise<OneStart> {
   const begun = performance.now();
   const server = await startServer(target.command);
   try {
-    const client = await openClient(target, server);
-    // The limit server has no handshake: its first answer is an echo's.
-    if (!target.mcp) await callTool(client, 'echo', ECHO_ARGS);
+    const client = await firstAnswer(target, server);
     const ready = performance.now();
     const cpu = cpuSeconds(server.pid);
     const helpers = helperCpuSeconds(server.pid);
